@@ -1,0 +1,159 @@
+/**
+ * Administration from the shell. The last line of stdout is a JSON result; logs go to stderr.
+ * Uses DATABASE_URL when set, else the embedded database (attaching to it when `npm start` runs).
+ *
+ *   create-user     --email E --password P --family NAME [--currency USD] [--ai]
+ *   create-api-key  --email E --scope read|read_write [--name N] [--expires-in-days D]
+ *   revoke-api-key  --key K
+ *   deactivate-user --email E        (activate-user --email E undoes it)
+ */
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { ApiKey } from '../server/api-keys/api-key.entity.ts';
+import { digestApiKey } from '../server/api-keys/api-key.secret.ts';
+import { issueApiKey, revokeApiKey } from '../server/api-keys/api-key.service.ts';
+import { loadConfig } from '../server/config.ts';
+import { resolveDatabase } from '../server/db/database.ts';
+import { openOrm, type EntityManager } from '../server/db/orm.ts';
+import { isKnownCurrency } from '../server/money/money.ts';
+import { User } from '../server/users/user.entity.ts';
+import { createUserWithFamily, EmailTaken } from '../server/users/user.service.ts';
+
+class UsageError extends Error {}
+
+const USAGE = `usage: npm run --silent admin -- <command> [options]
+  create-user     --email E --password P --family NAME [--currency USD] [--ai]
+  create-api-key  --email E --scope read|read_write [--name N] [--expires-in-days D]
+  revoke-api-key  --key K
+  deactivate-user --email E
+  activate-user   --email E`;
+
+type Options = Record<string, string | boolean | undefined>;
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function findUser(em: EntityManager, email: string): Promise<User> {
+  const user = await em.findOne(User, { email: email.trim().toLowerCase() });
+  if (!user) throw new UsageError(`no user with email ${email}`);
+  return user;
+}
+
+/** Each command checks its arguments before touching the database, so a usage error changes nothing. */
+const commands: Record<string, { check(options: Options): void; run(em: EntityManager, options: Options): Promise<object> }> = {
+  'create-user': {
+    check(options) {
+      const email = required(options, 'email');
+      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError(`--email "${email}" is not an email address`);
+      if (required(options, 'password').length < 8) throw new UsageError('--password must have at least 8 characters');
+      required(options, 'family');
+      if (typeof options.currency === 'string' && !isKnownCurrency(options.currency)) {
+        throw new UsageError(`--currency "${options.currency}" is not an ISO 4217 code`);
+      }
+    },
+    async run(em, options) {
+      const { user, family } = await createUserWithFamily(em, {
+        email: required(options, 'email'),
+        password: required(options, 'password'),
+        familyName: required(options, 'family'),
+        ...(typeof options.currency === 'string' ? { currency: options.currency } : {}),
+        aiEnabled: options.ai === true,
+      });
+      return { user_id: user.id, family_id: family.id };
+    },
+  },
+  'create-api-key': {
+    check(options) {
+      required(options, 'email');
+      const scope = required(options, 'scope');
+      if (scope !== 'read' && scope !== 'read_write') throw new UsageError(`--scope must be read or read_write, got "${scope}"`);
+      const days = options['expires-in-days'];
+      if (days !== undefined && !(Number(days) > 0)) throw new UsageError('--expires-in-days must be a positive number');
+    },
+    async run(em, options) {
+      const user = await findUser(em, required(options, 'email'));
+      const days = options['expires-in-days'];
+      const { key, apiKey } = await issueApiKey(em, {
+        user,
+        scope: required(options, 'scope') as 'read' | 'read_write',
+        ...(typeof options.name === 'string' ? { name: options.name } : {}),
+        expiresAt: days === undefined ? null : new Date(Date.now() + Number(days) * 86_400_000),
+      });
+      return { key, id: apiKey.id, scope: apiKey.scope };
+    },
+  },
+  'revoke-api-key': {
+    check: (options) => void required(options, 'key'),
+    async run(em, options) {
+      const apiKey = await em.findOne(ApiKey, { keyDigest: digestApiKey(required(options, 'key').trim()) });
+      if (!apiKey) throw new UsageError('no such API key');
+      await revokeApiKey(em, apiKey);
+      return { id: apiKey.id, revoked: true };
+    },
+  },
+  'deactivate-user': {
+    check: (options) => void required(options, 'email'),
+    async run(em, options) {
+      const user = await findUser(em, required(options, 'email'));
+      user.active = false;
+      await em.flush();
+      return { user_id: user.id, active: false };
+    },
+  },
+  'activate-user': {
+    check: (options) => void required(options, 'email'),
+    async run(em, options) {
+      const user = await findUser(em, required(options, 'email'));
+      user.active = true;
+      await em.flush();
+      return { user_id: user.id, active: true };
+    },
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? commands[name] : undefined;
+  let options: Options;
+  try {
+    if (!command) throw new UsageError(name ? `unknown command "${name}"` : 'a command is required');
+    options = parseArgs({
+      args: rest,
+      options: {
+        email: { type: 'string' }, password: { type: 'string' }, family: { type: 'string' }, currency: { type: 'string' },
+        ai: { type: 'boolean' }, scope: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' },
+        key: { type: 'string' },
+      },
+      strict: true,
+    }).values;
+    command.check(options);
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+
+  const config = loadConfig();
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const database = await resolveDatabase(config, logger);
+  const orm = await openOrm(database.url, 2);
+  try {
+    const result = await command.run(orm.em.fork(), options);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof EmailTaken) {
+      process.stderr.write(`error: ${error.message}\n`);
+      // A bad argument is a usage error (2); an email already taken is a refused operation (1).
+      return error instanceof UsageError ? 2 : 1;
+    }
+    throw error;
+  } finally {
+    await orm.close();
+    await database.stop();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

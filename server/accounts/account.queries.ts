@@ -1,0 +1,19 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pagedRows, sql } from '../db/sql.ts';
+import { NotFound } from '../http/errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import type { AccountRow } from './account.view.ts';
+
+const COLUMNS = 'id, name, balance, currency, account_type, subtype, status, created_at, updated_at';
+
+/** The family's accounts, by name. */
+export function searchAccounts(em: EntityManager, familyId: string, page: PageRequest) {
+  return pagedRows<AccountRow>(em, { select: COLUMNS, from: 'accounts where family_id = ?', orderBy: 'name, id', params: [familyId] }, page);
+}
+
+/** One account of the family, or 404 (also for another family's account). */
+export async function findAccount(em: EntityManager, familyId: string, id: string): Promise<AccountRow> {
+  const [row] = await sql<AccountRow>(em, `select ${COLUMNS} from accounts where id = ? and family_id = ?`, [id, familyId]);
+  if (!row) throw NotFound.entity('Account');
+  return row;
+}

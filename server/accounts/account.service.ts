@@ -1,0 +1,33 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Family } from '../families/family.entity.ts';
+import { ValidationFailed } from '../http/errors.ts';
+import { isKnownCurrency, toDecimal } from '../money/money.ts';
+import { Account, type AccountType } from './account.entity.ts';
+
+export interface NewAccount {
+  name: string;
+  account_type: AccountType;
+  subtype?: string | null;
+  currency?: string;
+  balance?: number;
+}
+
+/** Opens an account; the currency defaults to the family's, the opening balance to 0. */
+export async function createAccount(em: EntityManager, familyId: string, input: NewAccount): Promise<string> {
+  const name = input.name.trim();
+  if (!name) throw ValidationFailed.at('/body/account/name', 'name must not be blank');
+  if (input.currency && !isKnownCurrency(input.currency)) {
+    throw ValidationFailed.at('/body/account/currency', `currency "${input.currency}" is not a known ISO 4217 code`);
+  }
+  const family = await em.findOneOrFail(Family, familyId);
+  const account = em.create(Account, {
+    family,
+    name,
+    accountType: input.account_type,
+    subtype: input.subtype ?? null,
+    currency: input.currency ?? family.currency,
+    balance: toDecimal(input.balance ?? 0),
+  });
+  await em.flush();
+  return account.id;
+}

@@ -1,0 +1,20 @@
+import type { Handlers } from '../http/contract.ts';
+import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { findAccount, searchAccounts } from './account.queries.ts';
+import { createAccount } from './account.service.ts';
+import { accountView } from './account.view.ts';
+
+export const accountsHandlers: Handlers<'listAccounts' | 'getAccount' | 'createAccount'> = {
+  async listAccounts({ em, principal, query }) {
+    const page = pageRequest(query);
+    const { rows, total } = await searchAccounts(em, principal.familyId, page);
+    return { status: 200, body: { data: rows.map(accountView), meta: paginationMeta(page, total) } };
+  },
+  async getAccount({ em, principal, params }) {
+    return { status: 200, body: { data: accountView(await findAccount(em, principal.familyId, params.id)) } };
+  },
+  async createAccount({ em, principal, body }) {
+    const id = await createAccount(em, principal.familyId, body.account);
+    return { status: 201, body: { data: accountView(await findAccount(em, principal.familyId, id)) } };
+  },
+};

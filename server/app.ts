@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { handlers } from './handlers.ts';
+import { createApiRouter } from './http/api-router.ts';
+import { errorMiddleware } from './http/error-middleware.ts';
+import { DOCS_PAGE_PATH, loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
+import { requestLog } from './http/request-log.ts';
+
+export interface AppDependencies {
+  config: Pick<Config, 'jsonBodyLimit'>;
+  orm: MikroORM;
+  logger: Logger;
+  /** The bundled contract; read from openapi/dist when not given. */
+  document?: OpenApiDocument;
+}
+
+/** The Koa application: middleware order in one place. No listen() here. */
+export async function createApp({ config, orm, logger, document = loadOpenApiDocument() }: AppDependencies): Promise<Koa> {
+  const app = new Koa();
+  const documentJson = JSON.stringify(document);
+  const docsPage = readFileSync(DOCS_PAGE_PATH, 'utf8');
+
+  const publicRoutes = new Router();
+  publicRoutes.get('/api/v1/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = documentJson;
+  });
+  publicRoutes.get('/docs', (ctx) => {
+    ctx.type = 'text/html';
+    ctx.body = docsPage;
+  });
+  publicRoutes.get('/', (ctx) => ctx.redirect('/docs'));
+
+  const apiRoutes = await createApiRouter({ document, handlers, orm, jsonBodyLimit: config.jsonBodyLimit });
+
+  app.use(requestLog(logger));
+  app.use(errorMiddleware());
+  app.use(publicRoutes.routes());
+  app.use(apiRoutes.routes());
+  app.use(apiRoutes.allowedMethods({ throw: false }));
+  return app;
+}

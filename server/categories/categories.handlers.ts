@@ -1,0 +1,19 @@
+import type { Handlers } from '../http/contract.ts';
+import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { categoryView, findCategory, searchCategories } from './category.queries.ts';
+import { createCategory } from './category.service.ts';
+
+export const categoriesHandlers: Handlers<'listCategories' | 'getCategory' | 'createCategory'> = {
+  async listCategories({ em, principal, query }) {
+    const page = pageRequest(query);
+    const { rows, total } = await searchCategories(em, principal.familyId, page);
+    return { status: 200, body: { data: rows.map(categoryView), meta: paginationMeta(page, total) } };
+  },
+  async getCategory({ em, principal, params }) {
+    return { status: 200, body: { data: categoryView(await findCategory(em, principal.familyId, params.id)) } };
+  },
+  async createCategory({ em, principal, body }) {
+    const id = await createCategory(em, principal.familyId, body.category);
+    return { status: 201, body: { data: categoryView(await findCategory(em, principal.familyId, id)) } };
+  },
+};

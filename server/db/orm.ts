@@ -1,0 +1,31 @@
+import './pg-types.ts';
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { entities } from './entities.ts';
+import { Migration20261122000000_initial } from './migrations/Migration20261122000000_initial.ts';
+
+export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
+
+/** Migrations in order; listed here so no file globbing is needed at run time. */
+const migrations = [{ name: 'Migration20261122000000_initial', class: Migration20261122000000_initial }];
+
+/** ORM options for a database URL. */
+export function ormOptions(clientUrl: string, poolSize: number): Options {
+  return {
+    clientUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true },
+    pool: { min: 0, max: poolSize },
+    allowGlobalContext: false,
+    discovery: { warnWhenNoEntities: true },
+    debug: false,
+  };
+}
+
+/** Connects the ORM and brings the schema up to date. */
+export async function openOrm(clientUrl: string, poolSize: number): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormOptions(clientUrl, poolSize));
+  await orm.getMigrator().up();
+  return orm;
+}

@@ -1,0 +1,110 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account, type AccountType } from '../accounts/account.entity.ts';
+import { Category } from '../categories/category.entity.ts';
+import type { Family } from '../families/family.entity.ts';
+import { Merchant } from '../merchants/merchant.entity.ts';
+import { toDecimal } from '../money/money.ts';
+import { Security } from '../securities/security.entity.ts';
+import { Tag } from '../tags/tag.entity.ts';
+import { insertTransactions, type BulkTransaction } from '../transactions/transaction.bulk-insert.ts';
+import { createUserWithFamily } from '../users/user.service.ts';
+import type { User } from '../users/user.entity.ts';
+
+export const DEMO_EMAIL = 'demo@household.example';
+export const DEMO_PASSWORD = 'demo-password';
+
+/** A small deterministic random source, so every demo household looks the same. */
+function randomSource(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    between: (min: number, max: number) => min + (max - min) * next(),
+    chance: (p: number) => next() < p,
+    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!,
+  };
+}
+
+function isoDate(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * Creates the demo family: a user, four accounts, categories, merchants, tags, a few shared
+ * securities and a year of everyday transactions up to today.
+ */
+export async function createDemoHousehold(em: EntityManager): Promise<{ user: User; family: Family }> {
+  const { user, family } = await createUserWithFamily(em, {
+    email: DEMO_EMAIL, password: DEMO_PASSWORD, familyName: 'The Demo Household', firstName: 'Dana', lastName: 'Demo', aiEnabled: true,
+  });
+  const account = (name: string, accountType: AccountType, subtype: string, balance: number) =>
+    em.create(Account, { family, name, accountType, subtype, currency: family.currency, balance: toDecimal(balance) });
+  const checking = account('Everyday Checking', 'depository', 'checking', 4250.18);
+  const savings = account('High-Yield Savings', 'depository', 'savings', 18500);
+  const card = account('Rewards Visa', 'credit_card', 'credit_card', 1240.55);
+  account('Brokerage', 'investment', 'brokerage', 52300.42);
+
+  const category = (name: string, color: string, icon: string, parent: Category | null = null) =>
+    em.create(Category, { family, name, color, icon, parent });
+  const food = category('Food & Drink', '#eb5429', 'utensils');
+  const categories = {
+    salary: category('Salary', '#12b76a', 'briefcase'),
+    rent: category('Rent', '#6172f3', 'house'),
+    utilities: category('Utilities', '#0ba5ec', 'lightbulb'),
+    groceries: category('Groceries', '#f79009', 'shopping-cart', food),
+    dining: category('Restaurants', '#eb5429', 'utensils', food),
+    transport: category('Transportation', '#7a5af8', 'car'),
+    entertainment: category('Entertainment', '#ee46bc', 'film'),
+    shopping: category('Shopping', '#fd7e14', 'shopping-bag'),
+  };
+  const merchant = (name: string) => em.create(Merchant, { family, name });
+  const merchants = {
+    employer: merchant('Acme Corp'), landlord: merchant('Maple Street Properties'), power: merchant('City Power & Light'),
+    internet: merchant('FiberNet'), grocers: [merchant('Whole Foods'), merchant("Trader Joe's"), merchant('Corner Market')],
+    dining: [merchant('Blue Bottle Coffee'), merchant('Luigi Trattoria'), merchant('Taqueria El Sol'), merchant('Sushi Go')],
+    fuel: merchant('Shell'), rides: merchant('Uber'), streaming: merchant('Netflix'), music: merchant('Spotify'),
+    shops: [merchant('Amazon'), merchant('Target'), merchant('REI')],
+  };
+  const tags = {
+    vacation: em.create(Tag, { family, name: 'Vacation', color: '#0ba5ec' }),
+    deductible: em.create(Tag, { family, name: 'Tax deductible', color: '#12b76a' }),
+    reimbursable: em.create(Tag, { family, name: 'Reimbursable', color: '#f79009' }),
+  };
+  for (const [ticker, name] of [['VTI', 'Vanguard Total Stock Market ETF'], ['VXUS', 'Vanguard Total International Stock ETF'], ['BND', 'Vanguard Total Bond Market ETF']]) {
+    const existing = await em.findOne(Security, { ticker, family: null });
+    if (!existing) em.create(Security, { ticker: ticker!, name: name!, exchangeOperatingMic: 'ARCX' });
+  }
+  await em.flush();
+
+  const random = randomSource(20261122);
+  const rows: BulkTransaction[] = [];
+  const add = (day: Date, amount: number, name: string, accountId: string, categoryId: string | null, merchantId: string | null, tagIds: string[] = [], notes: string | null = null) =>
+    rows.push({ familyId: family.id, accountId, date: isoDate(day), amount: toDecimal(amount), currency: family.currency, name, notes, categoryId, merchantId, tagIds });
+
+  const today = new Date();
+  for (let back = 365; back >= 0; back--) {
+    const day = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - back));
+    const dom = day.getUTCDate();
+    const dow = day.getUTCDay();
+    if (dom === 1 || dom === 15) add(day, -3125, 'Payroll deposit', checking.id, categories.salary.id, merchants.employer.id);
+    if (dom === 1) add(day, 1850, 'Monthly rent', checking.id, categories.rent.id, merchants.landlord.id);
+    if (dom === 5) add(day, random.between(70, 140), 'Electricity bill', checking.id, categories.utilities.id, merchants.power.id);
+    if (dom === 8) add(day, 65, 'Internet service', checking.id, categories.utilities.id, merchants.internet.id, [tags.deductible.id], 'Home office share');
+    if (dom === 12) add(day, 15.49, 'Netflix subscription', card.id, categories.entertainment.id, merchants.streaming.id);
+    if (dom === 20) add(day, 11.99, 'Spotify Premium', card.id, categories.entertainment.id, merchants.music.id);
+    if (dom === 28) add(day, -500, 'Transfer to savings', savings.id, null, null, [], 'Automatic monthly transfer');
+    if (dow === 6) add(day, random.between(60, 190), 'Weekly groceries', card.id, categories.groceries.id, random.pick(merchants.grocers).id);
+    if (random.chance(0.35)) add(day, random.between(4, 85), random.pick(['Coffee', 'Lunch', 'Dinner out', 'Takeout']), card.id, categories.dining.id, random.pick(merchants.dining).id);
+    if (dow === 2 && random.chance(0.5)) add(day, random.between(35, 70), 'Fuel', card.id, categories.transport.id, merchants.fuel.id);
+    if (random.chance(0.08)) add(day, random.between(12, 48), 'Ride', card.id, categories.transport.id, merchants.rides.id, random.chance(0.3) ? [tags.reimbursable.id] : []);
+    if (random.chance(0.1)) add(day, random.between(15, 260), 'Online order', card.id, categories.shopping.id, random.pick(merchants.shops).id);
+    if (back > 150 && back < 158) add(day, random.between(40, 220), 'Holiday spending', card.id, categories.entertainment.id, null, [tags.vacation.id], 'Summer trip');
+  }
+  await insertTransactions(em, rows);
+  return { user, family };
+}

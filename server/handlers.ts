@@ -1,0 +1,20 @@
+import { accountsHandlers } from './accounts/accounts.handlers.ts';
+import { categoriesHandlers } from './categories/categories.handlers.ts';
+import type { Handler, OperationId } from './http/contract.ts';
+import { merchantsHandlers } from './merchants/merchants.handlers.ts';
+import { securitiesHandlers } from './securities/securities.handlers.ts';
+import { tagsHandlers } from './tags/tags.handlers.ts';
+import { transactionsHandlers } from './transactions/transactions.handlers.ts';
+
+/**
+ * Every implemented operation, by operationId. An operation of the contract that is missing here
+ * answers 501 `not_implemented` until its issue lands.
+ */
+export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
+  ...accountsHandlers,
+  ...categoriesHandlers,
+  ...merchantsHandlers,
+  ...tagsHandlers,
+  ...securitiesHandlers,
+  ...transactionsHandlers,
+};

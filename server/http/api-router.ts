@@ -1,0 +1,114 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createOpenApiAjv } from './ajv.ts';
+import { authenticate } from './authenticate.ts';
+import type { Handler, HandlerInput, OperationId } from './contract.ts';
+import { Forbidden, NotFound, NotImplemented, ValidationFailed } from './errors.ts';
+import { jsonBody } from './json-body.ts';
+import type { OpenApiDocument } from './openapi-document.ts';
+import type { Principal } from './principal.ts';
+import { isPathProblem, validationDetails } from './validation-errors.ts';
+
+/** Contract extensions read by the router: the scope an operation needs and the feature it belongs to. */
+interface ContractExtensions {
+  'x-scope'?: 'read' | 'read_write';
+  'x-feature'?: 'ai';
+}
+
+export interface ApiRouterOptions {
+  document: OpenApiDocument;
+  handlers: Partial<{ [K in OperationId]: Handler<K> }>;
+  orm: MikroORM;
+  jsonBodyLimit: number;
+}
+
+/** "getTransaction" + "id" -> "Transaction"; "createChatMessage" + "chat_id" -> "Chat". */
+function resourceName(operationId: string, pathParam: string | undefined): string {
+  if (pathParam && pathParam !== 'id') {
+    const base = pathParam.replace(/_id$/, '');
+    return base.charAt(0).toUpperCase() + base.slice(1);
+  }
+  return operationId.replace(/^(get|update|delete|list|create|retry)/, '') || 'Record';
+}
+
+function bearerToken(ctx: Context): string | undefined {
+  const header = ctx.get('authorization');
+  if (!header) return undefined;
+  const match = /^Bearer\s+(.*)$/i.exec(header);
+  return match ? match[1]!.trim() : header.trim();
+}
+
+/**
+ * One Koa route per operation of the contract. openapi-backend validates each request against
+ * its already-known operation (its own router re-scans every operation per request: stack-notes.md).
+ * Order per request: credential -> feature -> scope -> body -> validation -> handler, so a caller
+ * without rights learns nothing about the shape of a valid request.
+ */
+export async function createApiRouter(options: ApiRouterOptions): Promise<Router> {
+  const api = new OpenAPIBackend({
+    definition: options.document as never,
+    strict: true,
+    quick: true,
+    validate: true,
+    coerceTypes: true,
+    customizeAjv: (_ajv, ajvOptions) => createOpenApiAjv(ajvOptions) as never,
+  });
+  await api.init();
+
+  const router = new Router();
+  const parseBody = jsonBody(options.jsonBodyLimit);
+  for (const operation of api.getOperations() as (Operation & ContractExtensions)[]) {
+    const operationId = operation.operationId as OperationId;
+    // Seen from the router, every handler takes the generic input and returns some status and body.
+    const handler = options.handlers[operationId] as ((input: HandlerInput<OperationId>) => Promise<{ status: number; body?: unknown }>) | undefined;
+    const security = operation.security ?? options.document.security ?? [];
+    const secured = security.length > 0;
+    const pathParam = /\{(\w+)\}/.exec(operation.path)?.[1];
+    const koaPath = operation.path.replace(/\{(\w+)\}/g, ':$1');
+
+    const steps = [
+      async (ctx: Context, next: () => Promise<unknown>) => {
+        ctx.state.em = options.orm.em.fork();
+        if (secured) {
+          const principal = await authenticate(ctx.state.em, { bearer: bearerToken(ctx), apiKey: ctx.get('x-api-key') || undefined });
+          ctx.state.principal = principal;
+          if (operation['x-feature'] === 'ai' && !principal.aiEnabled) {
+            throw new Forbidden('feature_disabled', 'AI features are disabled for this user');
+          }
+          if (operation['x-scope'] === 'read_write' && principal.scope !== 'read_write') {
+            throw Forbidden.scope('read_write');
+          }
+        }
+        if (!handler) throw new NotImplemented(operationId);
+        await next();
+      },
+      ...(operation.requestBody ? [parseBody] : []),
+      async (ctx: Context) => {
+        const result = api.validator.validateRequest(
+          { method: ctx.method, path: ctx.path, headers: ctx.headers as never, query: ctx.querystring, body: ctx.request.body },
+          operation as never,
+        );
+        if (!result.valid) {
+          const errors = result.errors ?? [];
+          if (errors.some(isPathProblem)) throw NotFound.entity(resourceName(operationId, pathParam));
+          throw new ValidationFailed(validationDetails(errors));
+        }
+        const input: HandlerInput<OperationId> = {
+          params: (result.coerced?.params ?? {}) as never,
+          query: (result.coerced?.query ?? {}) as never,
+          body: ctx.request.body as never,
+          principal: ctx.state.principal as Principal,
+          em: ctx.state.em,
+          log: ctx.state.log,
+        };
+        const response = await handler!(input);
+        ctx.status = response.status;
+        if (response.body !== undefined) ctx.body = response.body;
+      },
+    ];
+    router.register(koaPath, [operation.method.toUpperCase()], steps);
+  }
+  return router;
+}

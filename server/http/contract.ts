@@ -1,0 +1,41 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { operations } from './api-types.generated.ts';
+import type { Principal } from './principal.ts';
+
+/** The operationIds of the contract. */
+export type OperationId = keyof operations;
+
+type Operation<K extends OperationId> = operations[K];
+type Defined<T> = [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
+
+export type PathParams<K extends OperationId> = Defined<Operation<K>['parameters']['path']>;
+export type QueryParams<K extends OperationId> = Defined<Operation<K>['parameters']['query']>;
+export type RequestBody<K extends OperationId> =
+  Operation<K> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : undefined;
+
+type SuccessStatus = 200 | 201 | 202 | 204;
+type Responses<K extends OperationId> = Operation<K>['responses'];
+
+/** What a handler returns: one of the operation's documented success statuses, with its body type. */
+export type HandlerResult<K extends OperationId> = {
+  [S in keyof Responses<K> & SuccessStatus]: Responses<K>[S] extends { content: { 'application/json': infer B } }
+    ? { status: S; body: B }
+    : { status: S; body?: undefined };
+}[keyof Responses<K> & SuccessStatus];
+
+/** Everything a handler may read: the request as validated (and coerced) by the contract. */
+export interface HandlerInput<K extends OperationId> {
+  params: PathParams<K>;
+  query: QueryParams<K>;
+  body: RequestBody<K>;
+  principal: Principal;
+  /** A fork of the ORM's EntityManager for this request only. */
+  em: EntityManager;
+  log: Logger;
+}
+
+export type Handler<K extends OperationId> = (input: HandlerInput<K>) => Promise<HandlerResult<K>>;
+
+/** Handlers of a resource, keyed by operationId. */
+export type Handlers<K extends OperationId = OperationId> = { [Id in K]: Handler<Id> };

@@ -1,0 +1,90 @@
+/** One problem in a request: what is wrong and, when known, where (a JSON pointer). */
+export interface ErrorDetail {
+  message: string;
+  path?: string;
+}
+
+/** The documented error body. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  errors: ErrorDetail[];
+  [extra: string]: unknown;
+}
+
+/** An error the client caused or must know about; turned into the documented body by the error middleware. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [{ message }],
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toJSON(): ErrorBody {
+    return { error: this.code, message: this.message, errors: this.details, ...this.extra };
+  }
+}
+
+export class BadRequest extends AppError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(400, 'bad_request', message, details);
+  }
+}
+
+export class Unauthorized extends AppError {
+  static readonly CREDENTIALS = 'Access token or API key is invalid, expired, or missing';
+  constructor(message: string = Unauthorized.CREDENTIALS, extra: Record<string, unknown> = {}) {
+    super(401, 'unauthorized', message, [{ message }], extra, { 'WWW-Authenticate': 'Bearer, ApiKey' });
+  }
+}
+
+export class Forbidden extends AppError {
+  constructor(code: 'insufficient_scope' | 'feature_disabled' | 'forbidden', message: string) {
+    super(403, code, message);
+  }
+
+  static scope(required: string): Forbidden {
+    return new Forbidden('insufficient_scope', `This action requires the '${required}' scope`);
+  }
+}
+
+export class NotFound extends AppError {
+  constructor(message: string) {
+    super(404, 'not_found', message);
+  }
+
+  /** The one message for a record that is absent or belongs to another family. */
+  static entity(name: string): NotFound {
+    return new NotFound(`${name} not found`);
+  }
+}
+
+export class PayloadTooLarge extends AppError {
+  constructor(limit: number) {
+    super(413, 'payload_too_large', `Request body is larger than the limit of ${limit} bytes`);
+  }
+}
+
+export class ValidationFailed extends AppError {
+  /** `message` defaults to the problems joined into one sentence. */
+  constructor(details: ErrorDetail[], message = details.map((detail) => detail.message).join('; ')) {
+    super(422, 'validation_failed', message || 'Validation failed', details);
+  }
+
+  /** A single problem at one place in the request. */
+  static at(path: string, message: string): ValidationFailed {
+    return new ValidationFailed([{ path, message }]);
+  }
+}
+
+export class NotImplemented extends AppError {
+  constructor(operationId: string) {
+    super(501, 'not_implemented', `${operationId} is not implemented yet`);
+  }
+}

@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Gives each request an id (the caller's X-Request-Id when sane), a child logger, and one access-log line. */
+export function requestLog(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const offered = ctx.get('x-request-id');
+    const id = REQUEST_ID.test(offered) ? offered : randomUUID();
+    ctx.set('X-Request-Id', id);
+    ctx.state.log = logger.child({ requestId: id });
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      ctx.state.log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,84 @@
+import type { ErrorObject } from 'ajv';
+import type { ErrorDetail } from './errors.ts';
+
+/** openapi-backend validates `{path, query, header, requestBody}`; the client knows them as these. */
+function clientPointer(instancePath: string): string {
+  return instancePath.replace(/^\/requestBody(?=\/|$)/, '/body') || '/body';
+}
+
+/** The last segment of a pointer, the name a person recognises (`/query/per_page` -> `per_page`). */
+function fieldName(pointer: string): string {
+  const segments = pointer.split('/').filter(Boolean);
+  const last = segments.at(-1) ?? 'body';
+  // Array items are named after their array: `/body/transaction/tag_ids/0` -> `tag_ids[0]`.
+  if (/^\d+$/.test(last) && segments.length > 1) return `${segments.at(-2)}[${last}]`;
+  return last.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+const FORMAT_WORDS: Record<string, string> = {
+  date: 'a valid date (YYYY-MM-DD)',
+  'date-time': 'a valid ISO 8601 timestamp',
+  uuid: 'a valid UUID',
+  email: 'a valid email address',
+};
+
+function describe(error: ErrorObject): ErrorDetail | undefined {
+  const pointer = clientPointer(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params.missingProperty);
+      const path = pointer === '/body' && missing === 'requestBody' ? '/body' : `${pointer}/${missing}`;
+      return { path, message: missing === 'requestBody' ? 'request body is required' : `${missing} is required` };
+    }
+    case 'additionalProperties':
+      return {
+        path: `${pointer}/${String(params.additionalProperty)}`,
+        message: `${String(params.additionalProperty)} is not a known ${pointer.startsWith('/query') ? 'query parameter' : 'field'}`,
+      };
+    case 'enum':
+      return {
+        path: pointer,
+        message: `${fieldName(pointer)} must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}`,
+      };
+    case 'const':
+      return { path: pointer, message: `${fieldName(pointer)} must be ${JSON.stringify(params.allowedValue)}` };
+    case 'format':
+      return {
+        path: pointer,
+        message: `${fieldName(pointer)} must be ${FORMAT_WORDS[String(params.format)] ?? `in ${String(params.format)} format`}`,
+      };
+    case 'type': {
+      const type = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
+      return { path: pointer, message: `${fieldName(pointer)} must be of type ${type.replace(',', ' or ')}` };
+    }
+    case 'parse':
+      return undefined; // malformed JSON is answered earlier, as a 400
+    case 'anyOf':
+    case 'oneOf':
+    case 'if':
+      return undefined; // the branch errors already say what is wrong
+    default:
+      return { path: pointer, message: `${fieldName(pointer)} ${error.message ?? 'is invalid'}` };
+  }
+}
+
+/** Turns Ajv results into one entry per problem, each with a JSON pointer into the request. */
+export function validationDetails(errors: ErrorObject[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const error of errors) {
+    const detail = describe(error);
+    if (!detail) continue;
+    const key = `${detail.path}\u0000${detail.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push(detail);
+  }
+  return details;
+}
+
+/** Whether a problem lies in the URL path (a malformed id), which the API answers with 404. */
+export function isPathProblem(error: ErrorObject): boolean {
+  return error.instancePath.startsWith('/path');
+}

@@ -1,0 +1,59 @@
+import type { Server } from 'node:http';
+import { createApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { resolveDatabase } from './db/database.ts';
+import { openOrm } from './db/orm.ts';
+import { ensureDemoAccess } from './demo/demo-access.ts';
+import { createLogger } from './logger.ts';
+
+/** Process entry: config -> database -> migrations -> demo data -> HTTP; stops in reverse order on a signal. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await resolveDatabase(config, logger);
+  const orm = await openOrm(database.url, config.dbPoolSize);
+  logger.info('database schema is up to date');
+
+  const demo = config.demoData ? await ensureDemoAccess(orm.em.fork(), config.dataDir, logger) : undefined;
+  const app = await createApp({ config, orm, logger });
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(config.port, config.host, () => resolve(listening));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = `http://localhost:${port}`;
+  logger.info({ port }, 'listening');
+  process.stdout.write(
+    `\nFinance API v1 is running at ${base}/api/v1\n` +
+      `  docs:     ${base}/docs\n` +
+      `  contract: ${base}/api/v1/openapi.json\n` +
+      (demo
+        ? `  demo user ${demo.email}; read_write API key:\n    ${demo.key}\n` +
+          `  try: curl -H "X-Api-Key: ${demo.key}" ${base}/api/v1/transactions?per_page=5\n`
+        : '') +
+      '\n',
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    // Requests in flight get a few seconds to finish before their connections are cut.
+    setTimeout(() => server.closeAllConnections(), 5000).unref();
+    await closed;
+    await orm.close();
+    await database.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

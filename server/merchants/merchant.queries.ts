@@ -1,0 +1,29 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoTimestamp } from '../db/timestamp.ts';
+import { pagedRows, sql } from '../db/sql.ts';
+import { NotFound } from '../http/errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const SELECT = 'id, name, created_at, updated_at';
+
+/** The API's merchant object. */
+export function merchantView(row: MerchantRow) {
+  return { id: row.id, name: row.name, created_at: isoTimestamp(row.created_at), updated_at: isoTimestamp(row.updated_at) };
+}
+
+export function searchMerchants(em: EntityManager, familyId: string, page: PageRequest) {
+  return pagedRows<MerchantRow>(em, { select: SELECT, from: 'merchants where family_id = ?', orderBy: 'lower(name), id', params: [familyId] }, page);
+}
+
+export async function findMerchant(em: EntityManager, familyId: string, id: string): Promise<MerchantRow> {
+  const [row] = await sql<MerchantRow>(em, `select ${SELECT} from merchants where id = ? and family_id = ?`, [id, familyId]);
+  if (!row) throw NotFound.entity('Merchant');
+  return row;
+}

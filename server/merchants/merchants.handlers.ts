@@ -1,0 +1,25 @@
+import { flushUniqueName } from '../db/flush-unique.ts';
+import { Family } from '../families/family.entity.ts';
+import type { Handlers } from '../http/contract.ts';
+import { ValidationFailed } from '../http/errors.ts';
+import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { Merchant } from './merchant.entity.ts';
+import { findMerchant, merchantView, searchMerchants } from './merchant.queries.ts';
+
+export const merchantsHandlers: Handlers<'listMerchants' | 'getMerchant' | 'createMerchant'> = {
+  async listMerchants({ em, principal, query }) {
+    const page = pageRequest(query);
+    const { rows, total } = await searchMerchants(em, principal.familyId, page);
+    return { status: 200, body: { data: rows.map(merchantView), meta: paginationMeta(page, total) } };
+  },
+  async getMerchant({ em, principal, params }) {
+    return { status: 200, body: { data: merchantView(await findMerchant(em, principal.familyId, params.id)) } };
+  },
+  async createMerchant({ em, principal, body }) {
+    const name = body.merchant.name.trim();
+    if (!name) throw ValidationFailed.at('/body/merchant/name', 'name must not be blank');
+    const merchant = em.create(Merchant, { family: em.getReference(Family, principal.familyId), name });
+    await flushUniqueName(em, '/body/merchant/name');
+    return { status: 201, body: { data: merchantView(await findMerchant(em, principal.familyId, merchant.id)) } };
+  },
+};

@@ -1,0 +1,80 @@
+/**
+ * Money rules, defined once. Amounts travel as decimal strings (numeric(19,4) in PostgreSQL),
+ * never as floats; minor units are integers.
+ */
+
+const SCALE = 4; // decimal places stored
+const formatters = new Map<string, Intl.NumberFormat>();
+
+function formatter(currency: string): Intl.NumberFormat {
+  let format = formatters.get(currency);
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+    formatters.set(currency, format);
+  }
+  return format;
+}
+
+/** Decimal places of a currency's minor unit: USD 2, JPY 0, BHD 3. */
+export function minorDigits(currency: string): number {
+  return formatter(currency).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/** Whether `code` is an ISO 4217 code this runtime knows. */
+export function isKnownCurrency(code: string): boolean {
+  if (!/^[A-Z]{3}$/.test(code)) return false;
+  return Intl.supportedValuesOf('currency').includes(code);
+}
+
+/** A JSON number or decimal string as the stored decimal string with 4 places ("12.5" -> "12.5000"). */
+export function toDecimal(value: number | string): string {
+  if (typeof value === 'number') return value.toFixed(SCALE);
+  const match = /^\s*([+-]?)(\d*)(?:\.(\d*))?\s*$/.exec(value);
+  if (!match || (match[2] === '' && !match[3])) throw new RangeError(`"${value}" is not a decimal number`);
+  const fraction = (match[3] ?? '').padEnd(SCALE, '0');
+  // Beyond 4 places the stored value is rounded half away from zero, as PostgreSQL does.
+  const scaled = BigInt(`${match[2] || '0'}${fraction.slice(0, SCALE)}`) + (Number(fraction[SCALE] ?? '0') >= 5 ? 1n : 0n);
+  return fromScaled(match[1] === '-' ? -scaled : scaled);
+}
+
+function fromScaled(scaled: bigint): string {
+  const negative = scaled < 0n;
+  const digits = (negative ? -scaled : scaled).toString().padStart(SCALE + 1, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -SCALE)}.${digits.slice(-SCALE)}`;
+}
+
+function scaledOf(decimal: string): bigint {
+  return BigInt(toDecimal(decimal).replace('.', ''));
+}
+
+/** Signed integer minor units of a decimal amount, rounded half away from zero ("-12.345" USD -> -1235). */
+export function toMinorUnits(amount: string, currency: string): number {
+  const scaled = scaledOf(amount);
+  const divisor = 10n ** BigInt(SCALE - minorDigits(currency));
+  const magnitude = scaled < 0n ? -scaled : scaled;
+  const rounded = (magnitude + divisor / 2n) / divisor;
+  return Number(scaled < 0n ? -rounded : rounded);
+}
+
+/** Display form in the currency: "$1,234.56", "-$20.00", "¥1,235". */
+export function formatMoney(amount: string, currency: string): string {
+  const minor = toMinorUnits(amount, currency);
+  return formatter(currency).format(minor / 10 ** minorDigits(currency));
+}
+
+/** The absolute value of a decimal string. */
+export function absolute(amount: string): string {
+  return amount.startsWith('-') ? amount.slice(1) : amount;
+}
+
+/** The negation of a decimal string. */
+export function negate(amount: string): string {
+  const decimal = toDecimal(amount);
+  if (/^-?0\.0+$/.test(decimal)) return absolute(decimal);
+  return decimal.startsWith('-') ? decimal.slice(1) : `-${decimal}`;
+}
+
+/** Whether a decimal string is below zero. */
+export function isNegative(amount: string): boolean {
+  return scaledOf(amount) < 0n;
+}

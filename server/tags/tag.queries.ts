@@ -1,0 +1,30 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoTimestamp } from '../db/timestamp.ts';
+import { pagedRows, sql } from '../db/sql.ts';
+import { NotFound } from '../http/errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+
+export interface TagRow {
+  id: string;
+  name: string;
+  color: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const SELECT = 'id, name, color, created_at, updated_at';
+
+/** The API's tag object. */
+export function tagView(row: TagRow) {
+  return { id: row.id, name: row.name, color: row.color, created_at: isoTimestamp(row.created_at), updated_at: isoTimestamp(row.updated_at) };
+}
+
+export function searchTags(em: EntityManager, familyId: string, page: PageRequest) {
+  return pagedRows<TagRow>(em, { select: SELECT, from: 'tags where family_id = ?', orderBy: 'lower(name), id', params: [familyId] }, page);
+}
+
+export async function findTag(em: EntityManager, familyId: string, id: string): Promise<TagRow> {
+  const [row] = await sql<TagRow>(em, `select ${SELECT} from tags where id = ? and family_id = ?`, [id, familyId]);
+  if (!row) throw NotFound.entity('Tag');
+  return row;
+}

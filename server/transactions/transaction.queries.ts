@@ -1,0 +1,123 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { containsPattern, pagedRows, sql } from '../db/sql.ts';
+import { NotFound } from '../http/errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import type { TransactionRow } from './transaction.view.ts';
+
+/** Every filter of the transactions list (finance-api.md); all are combined with AND. */
+export interface TransactionFilters {
+  account_id?: string;
+  account_ids?: string[];
+  category_id?: string;
+  category_ids?: string[];
+  merchant_id?: string;
+  merchant_ids?: string[];
+  tag_ids?: string[];
+  start_date?: string;
+  end_date?: string;
+  min_amount?: number;
+  max_amount?: number;
+  type?: 'income' | 'expense';
+  search?: string;
+}
+
+const SELECT = `
+  e.id, e.date, e.amount, e.currency, e.name, e.notes, e.created_at, e.updated_at,
+  a.id as account_id, a.name as account_name, a.account_type,
+  c.id as category_id, c.name as category_name, c.color as category_color, c.icon as category_icon,
+  m.id as merchant_id, m.name as merchant_name,
+  coalesce((
+    select json_agg(json_build_object('id', tg.id, 'name', tg.name, 'color', tg.color) order by lower(tg.name))
+    from taggings tgg join tags tg on tg.id = tgg.tag_id
+    where tgg.taggable_type = 'Transaction' and tgg.taggable_id = t.id
+  ), '[]'::json) as tags`;
+
+const JOINS = `
+  entries e
+  join transactions t on t.id = e.entryable_id
+  join accounts a on a.id = e.account_id
+  left join categories c on c.id = t.category_id
+  left join merchants m on m.id = t.merchant_id`;
+
+const ORDER = 'e.date desc, e.created_at desc, e.id desc';
+
+/** Both spellings of a filter (`account_id` and `account_ids`) as one list, or nothing. */
+function idsOf(single: string | undefined, many: string[] | undefined): string[][] {
+  return [single ? [single] : undefined, many?.length ? many : undefined].filter((ids): ids is string[] => !!ids);
+}
+
+/** The WHERE clause for a family's transactions under `filters`, and what the count must join. */
+function whereClause(familyId: string, filters: TransactionFilters) {
+  const conditions = [`e.family_id = ?`, `e.entryable_type = 'Transaction'`];
+  const params: unknown[] = [familyId];
+  let needsDetail = false;
+  let needsMerchant = false;
+  const inList = (column: string, ids: string[]) => {
+    conditions.push(`${column} in (${ids.map(() => '?').join(', ')})`);
+    params.push(...ids);
+  };
+  for (const ids of idsOf(filters.account_id, filters.account_ids)) inList('e.account_id', ids);
+  for (const ids of idsOf(filters.category_id, filters.category_ids)) {
+    inList('t.category_id', ids);
+    needsDetail = true;
+  }
+  for (const ids of idsOf(filters.merchant_id, filters.merchant_ids)) {
+    inList('t.merchant_id', ids);
+    needsDetail = true;
+  }
+  if (filters.tag_ids?.length) {
+    conditions.push(`exists (select 1 from taggings x where x.taggable_type = 'Transaction' and x.taggable_id = t.id
+      and x.tag_id in (${filters.tag_ids.map(() => '?').join(', ')}))`);
+    params.push(...filters.tag_ids);
+    needsDetail = true;
+  }
+  if (filters.start_date) {
+    conditions.push('e.date >= ?');
+    params.push(filters.start_date);
+  }
+  if (filters.end_date) {
+    conditions.push('e.date <= ?');
+    params.push(filters.end_date);
+  }
+  // Amount bounds compare magnitudes: a 50.00 income and a 50.00 expense are both "50".
+  if (filters.min_amount !== undefined) {
+    conditions.push('abs(e.amount) >= ?');
+    params.push(filters.min_amount);
+  }
+  if (filters.max_amount !== undefined) {
+    conditions.push('abs(e.amount) <= ?');
+    params.push(filters.max_amount);
+  }
+  if (filters.type) conditions.push(filters.type === 'income' ? 'e.amount < 0' : 'e.amount >= 0');
+  if (filters.search) {
+    const pattern = containsPattern(filters.search);
+    conditions.push('(e.name ilike ? or e.notes ilike ? or m.name ilike ?)');
+    params.push(pattern, pattern, pattern);
+    needsDetail = needsMerchant = true;
+  }
+  return { where: conditions.join(' and '), params, needsDetail, needsMerchant };
+}
+
+/** The family's transactions under `filters`, newest first. Used by the list endpoint and, later, jobs and the assistant. */
+export function searchTransactions(em: EntityManager, familyId: string, filters: TransactionFilters, page: PageRequest) {
+  const { where, params, needsDetail, needsMerchant } = whereClause(familyId, filters);
+  // The count joins only what the filters read: unfiltered it is an index-only scan of entries.
+  const countJoins = `entries e${needsDetail ? ' join transactions t on t.id = e.entryable_id' : ''}${
+    needsMerchant ? ' left join merchants m on m.id = t.merchant_id' : ''}`;
+  return pagedRows<TransactionRow>(
+    em,
+    { select: SELECT, from: `${JOINS} where ${where}`, countFrom: `${countJoins} where ${where}`, orderBy: ORDER, params },
+    page,
+  );
+}
+
+/** One transaction of the family, or 404 (also for another family's). */
+export async function findTransaction(em: EntityManager, familyId: string, id: string): Promise<TransactionRow> {
+  const [row] = await sql<TransactionRow>(
+    em,
+    `select ${SELECT} from ${JOINS} where e.id = ? and e.family_id = ? and e.entryable_type = 'Transaction'`,
+    [id, familyId],
+  );
+  if (!row) throw NotFound.entity('Transaction');
+  return row;
+}

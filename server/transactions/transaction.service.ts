@@ -1,0 +1,152 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from '../accounts/account.entity.ts';
+import { Category } from '../categories/category.entity.ts';
+import { Entry } from '../entries/entry.entity.ts';
+import { Family } from '../families/family.entity.ts';
+import { NotFound, ValidationFailed, type ErrorDetail } from '../http/errors.ts';
+import { Merchant } from '../merchants/merchant.entity.ts';
+import { isKnownCurrency } from '../money/money.ts';
+import { signedAmount, type Nature } from '../money/signed-amount.ts';
+import { Tag } from '../tags/tag.entity.ts';
+import { Tagging } from '../tags/tagging.entity.ts';
+import { Transaction } from './transaction.entity.ts';
+
+/** Fields a client may set on a transaction (create needs account_id, date, amount and a name). */
+export interface TransactionInput {
+  account_id?: string;
+  date?: string;
+  amount?: number;
+  name?: string;
+  description?: string;
+  notes?: string | null;
+  currency?: string;
+  category_id?: string | null;
+  merchant_id?: string | null;
+  nature?: Nature;
+  tag_ids?: string[];
+}
+
+const BODY = '/body/transaction';
+/** numeric(19,4) holds up to 15 integer digits. */
+const AMOUNT_LIMIT = 1e15;
+
+/** `name`, else `description` (the seed accepts either), trimmed; undefined when neither is given. */
+function nameOf(input: TransactionInput): string | undefined {
+  const name = input.name ?? input.description;
+  return name === undefined ? undefined : name.trim();
+}
+
+/** Checks of the body that the contract cannot express; every problem is reported at once. */
+function checkInput(input: TransactionInput, creating: boolean): void {
+  const problems: ErrorDetail[] = [];
+  if (creating) {
+    for (const field of ['account_id', 'date', 'amount'] as const) {
+      if (input[field] === undefined) problems.push({ path: `${BODY}/${field}`, message: `${field} is required` });
+    }
+  }
+  const name = nameOf(input);
+  if (name === '' || (creating && name === undefined)) {
+    problems.push({ path: `${BODY}/name`, message: name === '' ? 'name must not be blank' : 'name is required (or description)' });
+  }
+  if (input.amount !== undefined && Math.abs(input.amount) >= AMOUNT_LIMIT) {
+    problems.push({ path: `${BODY}/amount`, message: `amount must be below ${AMOUNT_LIMIT.toExponential()} in magnitude` });
+  }
+  if (input.currency !== undefined && !isKnownCurrency(input.currency)) {
+    problems.push({ path: `${BODY}/currency`, message: `currency "${input.currency}" is not a known ISO 4217 code` });
+  }
+  if (problems.length) throw new ValidationFailed(problems);
+}
+
+/** Loads the referenced category, merchant and tags, refusing any that is not the family's. */
+async function references(em: EntityManager, familyId: string, input: TransactionInput) {
+  const problems: ErrorDetail[] = [];
+  let category: Category | null | undefined;
+  let merchant: Merchant | null | undefined;
+  let tags: Tag[] | undefined;
+  if (input.category_id) {
+    category = await em.findOne(Category, { id: input.category_id, family: familyId });
+    if (!category) problems.push({ path: `${BODY}/category_id`, message: 'category_id does not match a category of this family' });
+  } else if (input.category_id === null) category = null;
+  if (input.merchant_id) {
+    merchant = await em.findOne(Merchant, { id: input.merchant_id, family: familyId });
+    if (!merchant) problems.push({ path: `${BODY}/merchant_id`, message: 'merchant_id does not match a merchant of this family' });
+  } else if (input.merchant_id === null) merchant = null;
+  if (input.tag_ids !== undefined) {
+    const wanted = [...new Set(input.tag_ids)];
+    tags = wanted.length ? await em.find(Tag, { id: { $in: wanted }, family: familyId }) : [];
+    const found = new Set(tags.map((tag) => tag.id));
+    wanted.forEach((id, index) => {
+      if (!found.has(id)) problems.push({ path: `${BODY}/tag_ids/${index}`, message: `tag ${id} does not match a tag of this family` });
+    });
+  }
+  if (problems.length) throw new ValidationFailed(problems);
+  return { category: category ?? null, merchant: merchant ?? null, tags, categoryGiven: input.category_id !== undefined, merchantGiven: input.merchant_id !== undefined };
+}
+
+function tagsFor(em: EntityManager, detail: Transaction, tags: Tag[]): void {
+  for (const tag of tags) em.create(Tagging, { tag, taggableType: 'Transaction', taggableId: detail.id });
+}
+
+/** Records a transaction; returns its id (the entry's). */
+export async function createTransaction(em: EntityManager, familyId: string, input: TransactionInput): Promise<string> {
+  checkInput(input, true);
+  const account = await em.findOne(Account, { id: input.account_id!, family: familyId });
+  if (!account) throw NotFound.entity('Account');
+  const refs = await references(em, familyId, input);
+  const family = await em.findOneOrFail(Family, familyId);
+  return em.transactional(async (tx) => {
+    const detail = tx.create(Transaction, { category: refs.category, merchant: refs.merchant });
+    const entry = tx.create(Entry, {
+      family,
+      account,
+      entryableType: 'Transaction',
+      entryableId: detail.id,
+      amount: signedAmount(input.amount!, input.nature),
+      currency: input.currency ?? family.currency,
+      date: input.date!,
+      name: nameOf(input)!,
+      notes: input.notes ?? null,
+    });
+    tagsFor(tx, detail, refs.tags ?? []);
+    return entry.id;
+  });
+}
+
+/** Changes what the client sent; omitted fields (and omitted `tag_ids`) stay as they are, `tag_ids: []` clears tags. */
+export async function updateTransaction(em: EntityManager, familyId: string, id: string, input: TransactionInput): Promise<void> {
+  checkInput(input, false);
+  const entry = await em.findOne(Entry, { id, family: familyId, entryableType: 'Transaction' });
+  if (!entry) throw NotFound.entity('Transaction');
+  const refs = await references(em, familyId, input);
+  await em.transactional(async (tx) => {
+    const detail = await tx.findOneOrFail(Transaction, entry.entryableId);
+    const name = nameOf(input);
+    if (name !== undefined) entry.name = name;
+    if (input.date !== undefined) entry.date = input.date;
+    if (input.notes !== undefined) entry.notes = input.notes;
+    if (input.currency !== undefined) entry.currency = input.currency;
+    // A nature alone re-signs the stored amount; an amount alone is stored as sent.
+    if (input.amount !== undefined || input.nature !== undefined) {
+      entry.amount = signedAmount(input.amount ?? entry.amount, input.nature);
+    }
+    if (refs.categoryGiven) detail.category = refs.category;
+    if (refs.merchantGiven) detail.merchant = refs.merchant;
+    if (refs.tags !== undefined) {
+      await tx.nativeDelete(Tagging, { taggableType: 'Transaction', taggableId: detail.id });
+      tagsFor(tx, detail, refs.tags);
+    }
+    detail.updatedAt = entry.updatedAt = new Date();
+    tx.persist(entry);
+  });
+}
+
+/** Deletes a transaction with its details and tags. */
+export async function deleteTransaction(em: EntityManager, familyId: string, id: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const entry = await tx.findOne(Entry, { id, family: familyId, entryableType: 'Transaction' });
+    if (!entry) throw NotFound.entity('Transaction');
+    await tx.nativeDelete(Tagging, { taggableType: 'Transaction', taggableId: entry.entryableId });
+    await tx.nativeDelete(Entry, { id: entry.id });
+    await tx.nativeDelete(Transaction, { id: entry.entryableId });
+  });
+}

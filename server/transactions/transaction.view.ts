@@ -1,0 +1,50 @@
+import type { AccountType } from '../accounts/account.entity.ts';
+import { isoTimestamp } from '../db/timestamp.ts';
+import { absolute, formatMoney, toMinorUnits } from '../money/money.ts';
+import { classify } from '../money/signed-amount.ts';
+
+/** A transaction as read by the transaction queries: entry, details and what they point at. */
+export interface TransactionRow {
+  id: string;
+  date: string;
+  amount: string;
+  currency: string;
+  name: string;
+  notes: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  account_id: string;
+  account_name: string;
+  account_type: AccountType;
+  category_id: string | null;
+  category_name: string | null;
+  category_color: string | null;
+  category_icon: string | null;
+  merchant_id: string | null;
+  merchant_name: string | null;
+  tags: { id: string; name: string; color: string }[];
+}
+
+/** The API's transaction object. */
+export function transactionView(row: TransactionRow) {
+  const signedCents = toMinorUnits(row.amount, row.currency);
+  return {
+    id: row.id,
+    date: row.date,
+    amount: formatMoney(absolute(row.amount), row.currency),
+    amount_cents: Math.abs(signedCents),
+    signed_amount_cents: signedCents,
+    currency: row.currency,
+    name: row.name,
+    notes: row.notes,
+    classification: classify(row.amount),
+    account: { id: row.account_id, name: row.account_name, account_type: row.account_type },
+    category: row.category_id
+      ? { id: row.category_id, name: row.category_name!, color: row.category_color!, icon: row.category_icon }
+      : null,
+    merchant: row.merchant_id ? { id: row.merchant_id, name: row.merchant_name! } : null,
+    tags: row.tags,
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+  };
+}

@@ -1,0 +1,30 @@
+import type { Handlers } from '../http/contract.ts';
+import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { findTransaction, searchTransactions } from './transaction.queries.ts';
+import { createTransaction, deleteTransaction, updateTransaction } from './transaction.service.ts';
+import { transactionView } from './transaction.view.ts';
+
+type TransactionOperations = 'listTransactions' | 'getTransaction' | 'createTransaction' | 'updateTransaction' | 'deleteTransaction';
+
+export const transactionsHandlers: Handlers<TransactionOperations> = {
+  async listTransactions({ em, principal, query }) {
+    const page = pageRequest(query);
+    const { rows, total } = await searchTransactions(em, principal.familyId, query, page);
+    return { status: 200, body: { data: rows.map(transactionView), meta: paginationMeta(page, total) } };
+  },
+  async getTransaction({ em, principal, params }) {
+    return { status: 200, body: { data: transactionView(await findTransaction(em, principal.familyId, params.id)) } };
+  },
+  async createTransaction({ em, principal, body }) {
+    const id = await createTransaction(em, principal.familyId, body.transaction);
+    return { status: 201, body: { data: transactionView(await findTransaction(em, principal.familyId, id)) } };
+  },
+  async updateTransaction({ em, principal, params, body }) {
+    await updateTransaction(em, principal.familyId, params.id, body.transaction);
+    return { status: 200, body: { data: transactionView(await findTransaction(em, principal.familyId, params.id)) } };
+  },
+  async deleteTransaction({ em, principal, params }) {
+    await deleteTransaction(em, principal.familyId, params.id);
+    return { status: 200, body: { data: { id: params.id, deleted: true } } };
+  },
+};

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import pino from 'pino';
+import { inject } from 'vitest';
+import { createApp } from '../../server/app.ts';
+import { CSV_CONTENT_LIMIT } from '../../server/config.ts';
+import { databaseUrl, ensureDatabase } from '../../server/db/embedded-postgres.ts';
+import { ormOptions, type EntityManager } from '../../server/db/orm.ts';
+import { ContractClient } from './contract-client.ts';
+
+const TEMPLATE_DATABASE = 'finance_test_template';
+
+/** The JSON limit tests run with: above the CSV limit, as in production. */
+export const TEST_JSON_LIMIT = CSV_CONTENT_LIMIT + 2 * 1024 * 1024;
+
+export interface TestServer {
+  baseUrl: string;
+  api: ContractClient;
+  orm: MikroORM;
+  /** A fresh EntityManager on this file's database. */
+  em(): EntityManager;
+  /** Runs SQL on this file's database (for row counts and direct changes). */
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  close(): Promise<void>;
+}
+
+/** A database of its own (cloned from the migrated template) and the real app on a real port. */
+export async function startTestServer(): Promise<TestServer> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `finance_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  await ensureDatabase(adminUrl, name, TEMPLATE_DATABASE);
+  const url = databaseUrl(adminUrl, name);
+  const orm = await MikroORM.init(ormOptions(url, 5));
+  const app = await createApp({ config: { jsonBodyLimit: TEST_JSON_LIMIT }, orm, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  return {
+    baseUrl,
+    api: new ContractClient(baseUrl),
+    orm,
+    em: () => orm.em.fork(),
+    query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await pool.end();
+      await orm.close();
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+      await admin.end();
+    },
+  };
+}
