@@ -16,13 +16,29 @@ export interface ListingQuery {
   countFrom?: string;
 }
 
+/** A statement with `?` placeholders. */
+export interface Statement {
+  text: string;
+  params: unknown[];
+}
+
+/** The two statements of a listing page: its rows and its total count. */
+export function listingStatements(query: ListingQuery, page: PageRequest): { rows: Statement; count: Statement } {
+  return {
+    rows: {
+      text: `select ${query.select} from ${query.from} order by ${query.orderBy} limit ? offset ?`,
+      params: [...query.params, page.perPage, (page.page - 1) * page.perPage],
+    },
+    count: { text: `select count(*) as total from ${query.countFrom ?? query.from}`, params: query.params },
+  };
+}
+
 /** One page of rows and the total, the two queries run side by side. */
 export async function pagedRows<Row>(em: EntityManager, query: ListingQuery, page: PageRequest): Promise<{ rows: Row[]; total: number }> {
+  const statements = listingStatements(query, page);
   const [rows, counted] = await Promise.all([
-    sql<Row>(em, `select ${query.select} from ${query.from} order by ${query.orderBy} limit ? offset ?`, [
-      ...query.params, page.perPage, (page.page - 1) * page.perPage,
-    ]),
-    sql<{ total: string }>(em, `select count(*) as total from ${query.countFrom ?? query.from}`, query.params),
+    sql<Row>(em, statements.rows.text, statements.rows.params),
+    sql<{ total: string }>(em, statements.count.text, statements.count.params),
   ]);
   return { rows, total: Number(counted[0]?.total ?? 0) };
 }

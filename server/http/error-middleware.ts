@@ -9,9 +9,12 @@ export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        ctx.status = 404;
-        ctx.body = { error: 'not_found', message: `No route for ${ctx.method} ${ctx.path}`, errors: [{ message: `No route for ${ctx.method} ${ctx.path}` }] };
+      // Koa's own 404 (no route) and the router's 405 (wrong method) have no body yet.
+      if (ctx.status >= 400 && ctx.body == null) {
+        const code = ctx.status === 405 ? 'method_not_allowed' : 'not_found';
+        const message = ctx.status === 405 ? `${ctx.method} is not allowed on ${ctx.path}` : `No route for ${ctx.method} ${ctx.path}`;
+        ctx.status = ctx.status === 405 ? 405 : 404;
+        ctx.body = { error: code, message, errors: [{ message }] };
       }
     } catch (error) {
       if (error instanceof AppError) {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, pagedRows, sql } from '../db/sql.ts';
+import { containsPattern, pagedRows, sql, type ListingQuery, type Statement } from '../db/sql.ts';
 import { NotFound } from '../http/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { TransactionRow } from './transaction.view.ts';
@@ -98,26 +98,32 @@ function whereClause(familyId: string, filters: TransactionFilters) {
   return { where: conditions.join(' and '), params, needsDetail, needsMerchant };
 }
 
-/** The family's transactions under `filters`, newest first. Used by the list endpoint and, later, jobs and the assistant. */
-export function searchTransactions(em: EntityManager, familyId: string, filters: TransactionFilters, page: PageRequest) {
+/** The listing of the family's transactions under `filters`, newest first (the SQL, for reuse and benchmarks). */
+export function transactionListing(familyId: string, filters: TransactionFilters): ListingQuery {
   const { where, params, needsDetail, needsMerchant } = whereClause(familyId, filters);
   // The count joins only what the filters read: unfiltered it is an index-only scan of entries.
   const countJoins = `entries e${needsDetail ? ' join transactions t on t.id = e.entryable_id' : ''}${
     needsMerchant ? ' left join merchants m on m.id = t.merchant_id' : ''}`;
-  return pagedRows<TransactionRow>(
-    em,
-    { select: SELECT, from: `${JOINS} where ${where}`, countFrom: `${countJoins} where ${where}`, orderBy: ORDER, params },
-    page,
-  );
+  return { select: SELECT, from: `${JOINS} where ${where}`, countFrom: `${countJoins} where ${where}`, orderBy: ORDER, params };
+}
+
+/** The family's transactions under `filters`. Used by the list endpoint and, later, jobs and the assistant. */
+export function searchTransactions(em: EntityManager, familyId: string, filters: TransactionFilters, page: PageRequest) {
+  return pagedRows<TransactionRow>(em, transactionListing(familyId, filters), page);
+}
+
+/** The statement that reads one transaction of a family by id. */
+export function transactionByIdStatement(familyId: string, id: string): Statement {
+  return {
+    text: `select ${SELECT} from ${JOINS} where e.id = ? and e.family_id = ? and e.entryable_type = 'Transaction'`,
+    params: [id, familyId],
+  };
 }
 
 /** One transaction of the family, or 404 (also for another family's). */
 export async function findTransaction(em: EntityManager, familyId: string, id: string): Promise<TransactionRow> {
-  const [row] = await sql<TransactionRow>(
-    em,
-    `select ${SELECT} from ${JOINS} where e.id = ? and e.family_id = ? and e.entryable_type = 'Transaction'`,
-    [id, familyId],
-  );
+  const statement = transactionByIdStatement(familyId, id);
+  const [row] = await sql<TransactionRow>(em, statement.text, statement.params);
   if (!row) throw NotFound.entity('Transaction');
   return row;
 }

@@ -62,6 +62,20 @@ function responseValidator(operation: OperationEntry, status: number): ValidateF
   return validate;
 }
 
+/** Throws unless `body` is what the contract documents for this operation and status. */
+export function checkResponse(operationId: OperationId, status: number, body: unknown): void {
+  const operation = operations.find((entry) => entry.id === operationId);
+  if (!operation) throw new Error(`unknown operationId ${operationId}`);
+  const validate = responseValidator(operation, status);
+  if (validate && !validate(body)) {
+    throw new Error(`${operationId} ${status} response breaks the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+  }
+  if (!validate && body !== undefined) throw new Error(`${operationId} ${status} must have no body, got: ${JSON.stringify(body).slice(0, 200)}`);
+}
+
+/** Every operation of the contract: id, method and path template. */
+export const contractOperations = operations.map(({ id, method, path }) => ({ id, method, path }));
+
 export interface ApiResponse<Body = any> {
   status: number;
   body: Body;
@@ -123,11 +137,7 @@ export class ContractClient {
     const response = await fetch(`${this.baseUrl}${path}${queryString(options.query)}`, { method, headers, body: payload });
     const text = await response.text();
     const body = text ? JSON.parse(text) : undefined;
-    const validate = responseValidator(operation, response.status);
-    if (validate && !validate(body)) {
-      throw new Error(`${operation.id} ${response.status} response breaks the contract: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 2000)}`);
-    }
-    if (!validate && text) throw new Error(`${operation.id} ${response.status} must have no body, got: ${text.slice(0, 200)}`);
+    checkResponse(operation.id as OperationId, response.status, body);
     return { status: response.status, body, headers: response.headers, operationId: operation.id };
   }
 }

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { formatMoney, minorDigits, negate, toDecimal, toMinorUnits } from '../../server/money/money.ts';
+import { classify, signedAmount } from '../../server/money/signed-amount.ts';
+
+describe('toDecimal', () => {
+  it.each([
+    [12.5, '12.5000'], [-3, '-3.0000'], ['7', '7.0000'], ['0.00005', '0.0001'], ['-0.12344', '-0.1234'],
+    ['1234567.891', '1234567.8910'], ['.5', '0.5000'], [0.1 + 0.2, '0.3000'],
+  ])('%s -> %s', (input, expected) => expect(toDecimal(input)).toBe(expected));
+
+  it('refuses text that is not a number', () => {
+    expect(() => toDecimal('12abc')).toThrow(RangeError);
+    expect(() => toDecimal('.')).toThrow(RangeError);
+  });
+});
+
+describe('minor units and formatting', () => {
+  it.each([
+    ['1234.5600', 'USD', 123456, '$1,234.56'],
+    ['-20.0000', 'USD', -2000, '-$20.00'],
+    ['0.0050', 'USD', 1, '$0.01'],
+    ['-0.0050', 'USD', -1, '-$0.01'],
+    ['1234.5000', 'JPY', 1235, '¥1,235'],
+    ['99.9900', 'EUR', 9999, '€99.99'],
+    ['1.2345', 'BHD', 1235, 'BHD\u00a01.235'],
+  ])('%s %s -> %i minor units, %s', (amount, currency, minor, formatted) => {
+    expect(toMinorUnits(amount, currency)).toBe(minor);
+    expect(formatMoney(amount, currency)).toBe(formatted);
+  });
+
+  it('knows currencies without and with three decimals', () => {
+    expect(minorDigits('JPY')).toBe(0);
+    expect(minorDigits('KWD')).toBe(3);
+  });
+});
+
+describe('signedAmount (stored amount > 0 is an outflow)', () => {
+  it.each([
+    [50, 'income', '-50.0000'], [-50, 'income', '-50.0000'], [50, 'inflow', '-50.0000'],
+    [50, 'expense', '50.0000'], [-50, 'outflow', '50.0000'], [-50, undefined, '-50.0000'], [50, null, '50.0000'],
+    [0, 'income', '0.0000'],
+  ] as const)('%s with %s -> %s', (amount, nature, stored) => expect(signedAmount(amount, nature)).toBe(stored));
+
+  it('classifies negative stored amounts as income and the rest as expense', () => {
+    expect(classify('-0.0100')).toBe('income');
+    expect(classify('0.0000')).toBe('expense');
+    expect(classify('12.0000')).toBe('expense');
+  });
+
+  it('negates without producing negative zero', () => {
+    expect(negate('0')).toBe('0.0000');
+    expect(negate('-1.5')).toBe('1.5000');
+  });
+});
