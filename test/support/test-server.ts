@@ -17,6 +17,8 @@ export const TEST_JSON_LIMIT = CSV_CONTENT_LIMIT + 2 * 1024 * 1024;
 
 export interface TestServer {
   baseUrl: string;
+  /** Connection string of this file's database. */
+  databaseUrl: string;
   api: ContractClient;
   orm: MikroORM;
   /** A fresh EntityManager on this file's database. */
@@ -40,6 +42,7 @@ export async function startTestServer(): Promise<TestServer> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   return {
     baseUrl,
+    databaseUrl: url,
     api: new ContractClient(baseUrl),
     orm,
     em: () => orm.em.fork(),

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { databaseUrl, ensureDatabase, startEmbeddedPostgres } from '../server/db/embedded-postgres.ts';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface BenchDatabase {
+  /** The benchmark's own database. */
+  url: string;
+  /** Where it runs: 'embedded' or the BENCH_DATABASE_URL host. */
+  server: string;
+  /** Drops the database, stops the embedded server and removes its files. */
+  close(): Promise<void>;
+}
+
+/**
+ * A database of the benchmark's own: on the server behind BENCH_DATABASE_URL (a connection string
+ * to its maintenance database) when set, else on a throw-away embedded PostgreSQL in os.tmpdir().
+ */
+export async function createBenchDatabase(logger: Logger): Promise<BenchDatabase> {
+  let adminUrl = process.env.BENCH_DATABASE_URL;
+  let stopServer = async () => undefined as void;
+  let server = 'BENCH_DATABASE_URL';
+  if (!adminUrl) {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'finance-bench-pg-'));
+    const embedded = await startEmbeddedPostgres(directory, await freePort(), logger);
+    adminUrl = embedded.adminUrl;
+    server = 'embedded';
+    stopServer = async () => {
+      await embedded.stop();
+      await rm(directory, { recursive: true, force: true });
+    };
+  }
+  const name = `finance_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  try {
+    await ensureDatabase(adminUrl, name);
+  } catch (error) {
+    await stopServer();
+    throw error;
+  }
+  const admin = adminUrl;
+  return {
+    url: databaseUrl(adminUrl, name),
+    server,
+    async close() {
+      try {
+        const client = new pg.Client({ connectionString: admin });
+        await client.connect();
+        await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+        await client.end();
+      } finally {
+        await stopServer();
+      }
+    },
+  };
+}
