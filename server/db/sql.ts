@@ -1,9 +1,16 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import type { PageRequest } from '../http/pagination.ts';
 
-/** Runs SQL with `?` placeholders through `em` (inside its transaction, if any) and returns the rows. */
-export function sql<Row>(em: EntityManager, text: string, params: unknown[] = []): Promise<Row[]> {
-  return em.execute<Row[]>(text, params, 'all');
+/**
+ * Runs SQL with `?` placeholders on `em`'s connection (inside its transaction, if any) and returns
+ * the rows. Values travel as bound parameters: the ORM's own `execute` inlines them into the text.
+ */
+export async function sql<Row>(em: EntityManager, text: string, params: unknown[] = []): Promise<Row[]> {
+  const query = em.getKnex().raw(text, params as Knex.RawBinding[]);
+  const transaction = em.getTransactionContext<Knex.Transaction>();
+  if (transaction) query.transacting(transaction);
+  const result: { rows: Row[] } = await query;
+  return result.rows;
 }
 
 /** A filtered listing: `from` holds the FROM/JOIN/WHERE part shared by the page and its count. */

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import qs from 'qs';
 import type { Context } from 'koa';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -7,6 +8,7 @@ import { authenticate } from './authenticate.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
 import { Forbidden, NotFound, NotImplemented, ValidationFailed } from './errors.ts';
 import { jsonBody } from './json-body.ts';
+import { nulCharacterProblems } from './nul-characters.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
 import type { Principal } from './principal.ts';
 import { isPathProblem, validationDetails } from './validation-errors.ts';
@@ -31,6 +33,15 @@ function resourceName(operationId: string, pathParam: string | undefined): strin
     return base.charAt(0).toUpperCase() + base.slice(1);
   }
   return operationId.replace(/^(get|update|delete|list|create|retry)/, '') || 'Record';
+}
+
+/**
+ * The query string as values: `a[]=1&a[]=2` and `a=1&a=2` both give arrays. qs is told to keep
+ * up to 1,000 items as an array (its default turns a 21st item into an object), so the contract's
+ * own `maxItems` is what refuses long lists, with a clear message.
+ */
+function parseQuery(querystring: string): Record<string, unknown> {
+  return qs.parse(querystring, { arrayLimit: 1000, parameterLimit: 2000, depth: 2 });
 }
 
 function bearerToken(ctx: Context): string | undefined {
@@ -86,15 +97,19 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
       },
       ...(operation.requestBody ? [parseBody] : []),
       async (ctx: Context) => {
+        const query = parseQuery(ctx.querystring);
         const result = api.validator.validateRequest(
-          { method: ctx.method, path: ctx.path, headers: ctx.headers as never, query: ctx.querystring, body: ctx.request.body },
+          { method: ctx.method, path: ctx.path, headers: ctx.headers as never, query: query as never, body: ctx.request.body },
           operation as never,
         );
-        if (!result.valid) {
-          const errors = result.errors ?? [];
-          if (errors.some(isPathProblem)) throw NotFound.entity(resourceName(operationId, pathParam));
-          throw new ValidationFailed(validationDetails(errors));
-        }
+        const errors = result.errors ?? [];
+        if (errors.some(isPathProblem)) throw NotFound.entity(resourceName(operationId, pathParam));
+        const problems = [
+          ...validationDetails(errors),
+          ...nulCharacterProblems(query, '/query'),
+          ...nulCharacterProblems(ctx.request.body, '/body'),
+        ];
+        if (problems.length) throw new ValidationFailed(problems);
         const input: HandlerInput<OperationId> = {
           params: (result.coerced?.params ?? {}) as never,
           query: (result.coerced?.query ?? {}) as never,

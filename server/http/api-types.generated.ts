@@ -1117,7 +1117,7 @@ export interface components {
          * @enum {string}
          */
         TransactionNature: "income" | "expense" | "inflow" | "outflow";
-        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it. When both are missing the server answers 422 with an error entry whose path is `/body/transaction/name`. */
+        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `x-required-one-of` extension states this rule; the server enforces it). When both are missing the 422 lists an error entry whose path is `/body/transaction/name`, along with any other missing field. */
         TransactionCreateRequest: {
             transaction: {
                 /**
@@ -1945,7 +1945,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
          * @example 1
          */
         Page: number;
@@ -2010,28 +2010,28 @@ export interface components {
          */
         TransactionSearch: string;
         /**
-         * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted.
+         * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
          * @example [
          *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
          *     ]
          */
         AccountIdsFilter: string[];
         /**
-         * @description Only records belonging to one of these categories. Repeat the parameter for several values; both `category_ids[]=a&category_ids[]=b` and `category_ids=a` (also repeated without brackets) are accepted.
+         * @description Only records belonging to one of these categories. Repeat the parameter for several values; both `category_ids[]=a&category_ids[]=b` and `category_ids=a` (also repeated without brackets) are accepted. At most 100 values.
          * @example [
          *       "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86"
          *     ]
          */
         CategoryIdsFilter: string[];
         /**
-         * @description Only records belonging to one of these merchants. Repeat the parameter for several values; both `merchant_ids[]=a&merchant_ids[]=b` and `merchant_ids=a` (also repeated without brackets) are accepted.
+         * @description Only records belonging to one of these merchants. Repeat the parameter for several values; both `merchant_ids[]=a&merchant_ids[]=b` and `merchant_ids=a` (also repeated without brackets) are accepted. At most 100 values.
          * @example [
          *       "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34"
          *     ]
          */
         MerchantIdsFilter: string[];
         /**
-         * @description Only transactions carrying at least one of these tags. Repeat the parameter for several values; both `tag_ids[]=a&tag_ids[]=b` and `tag_ids=a` (also repeated without brackets) are accepted.
+         * @description Only transactions carrying at least one of these tags. Repeat the parameter for several values; both `tag_ids[]=a&tag_ids[]=b` and `tag_ids=a` (also repeated without brackets) are accepted. At most 100 values.
          * @example [
          *       "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60"
          *     ]
@@ -2099,7 +2099,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -2289,7 +2289,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -2468,7 +2468,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -2620,7 +2620,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -2884,7 +2884,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -2992,7 +2992,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -3047,28 +3047,28 @@ export interface operations {
                  */
                 search?: components["parameters"]["TransactionSearch"];
                 /**
-                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted.
+                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
                  * @example [
                  *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
                  *     ]
                  */
                 account_ids?: components["parameters"]["AccountIdsFilter"];
                 /**
-                 * @description Only records belonging to one of these categories. Repeat the parameter for several values; both `category_ids[]=a&category_ids[]=b` and `category_ids=a` (also repeated without brackets) are accepted.
+                 * @description Only records belonging to one of these categories. Repeat the parameter for several values; both `category_ids[]=a&category_ids[]=b` and `category_ids=a` (also repeated without brackets) are accepted. At most 100 values.
                  * @example [
                  *       "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86"
                  *     ]
                  */
                 category_ids?: components["parameters"]["CategoryIdsFilter"];
                 /**
-                 * @description Only records belonging to one of these merchants. Repeat the parameter for several values; both `merchant_ids[]=a&merchant_ids[]=b` and `merchant_ids=a` (also repeated without brackets) are accepted.
+                 * @description Only records belonging to one of these merchants. Repeat the parameter for several values; both `merchant_ids[]=a&merchant_ids[]=b` and `merchant_ids=a` (also repeated without brackets) are accepted. At most 100 values.
                  * @example [
                  *       "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34"
                  *     ]
                  */
                 merchant_ids?: components["parameters"]["MerchantIdsFilter"];
                 /**
-                 * @description Only transactions carrying at least one of these tags. Repeat the parameter for several values; both `tag_ids[]=a&tag_ids[]=b` and `tag_ids=a` (also repeated without brackets) are accepted.
+                 * @description Only transactions carrying at least one of these tags. Repeat the parameter for several values; both `tag_ids[]=a&tag_ids[]=b` and `tag_ids=a` (also repeated without brackets) are accepted. At most 100 values.
                  * @example [
                  *       "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60"
                  *     ]
@@ -3688,7 +3688,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -3703,7 +3703,7 @@ export interface operations {
                  */
                 account_id?: components["parameters"]["AccountIdFilter"];
                 /**
-                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted.
+                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
                  * @example [
                  *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
                  *     ]
@@ -4069,7 +4069,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -4084,7 +4084,7 @@ export interface operations {
                  */
                 account_id?: components["parameters"]["AccountIdFilter"];
                 /**
-                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted.
+                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
                  * @example [
                  *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
                  *     ]
@@ -4236,7 +4236,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -4478,7 +4478,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 is answered with 422.
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];

@@ -1,6 +1,11 @@
 import type { Middleware } from 'koa';
 import { AppError } from './errors.ts';
 
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
 /**
  * First in the chain: every failure leaves as the documented error body. AppErrors carry their
  * own status; anything else is a 500 whose details are logged with the request id, never sent.
@@ -21,6 +26,15 @@ export function errorMiddleware(): Middleware {
         ctx.status = error.status;
         ctx.set(error.headers);
         ctx.body = error.toJSON();
+        return;
+      }
+      if (isDataException(error)) {
+        // Last line of defence: input the contract let through but PostgreSQL cannot store or
+        // compare (SQLSTATE class 22) is the client's mistake, not a server fault.
+        ctx.state.log.warn({ err: error }, 'database refused a value from the request');
+        const message = 'A value in the request cannot be stored or compared (it is out of range or malformed)';
+        ctx.status = 422;
+        ctx.body = { error: 'validation_failed', message, errors: [{ message }] };
         return;
       }
       ctx.state.log.error({ err: error }, 'unhandled error');

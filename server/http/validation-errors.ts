@@ -31,6 +31,10 @@ function describe(error: ErrorObject): ErrorDetail | undefined {
       const path = pointer === '/body' && missing === 'requestBody' ? '/body' : `${pointer}/${missing}`;
       return { path, message: missing === 'requestBody' ? 'request body is required' : `${missing} is required` };
     }
+    case 'x-required-one-of': {
+      const [first, ...others] = params.properties as string[];
+      return { path: `${pointer}/${first}`, message: `${first} is required (or ${others.join(' or ')})` };
+    }
     case 'additionalProperties':
       return {
         path: `${pointer}/${String(params.additionalProperty)}`,

@@ -27,8 +27,6 @@ export interface TransactionInput {
 }
 
 const BODY = '/body/transaction';
-/** numeric(19,4) holds up to 15 integer digits. */
-const AMOUNT_LIMIT = 1e15;
 
 /** `name`, else `description` (the seed accepts either), trimmed; undefined when neither is given. */
 function nameOf(input: TransactionInput): string | undefined {
@@ -36,21 +34,10 @@ function nameOf(input: TransactionInput): string | undefined {
   return name === undefined ? undefined : name.trim();
 }
 
-/** Checks of the body that the contract cannot express; every problem is reported at once. */
-function checkInput(input: TransactionInput, creating: boolean): void {
+/** Checks of the body beyond the contract (which has already required the fields and bounded the amount). */
+function checkInput(input: TransactionInput): void {
   const problems: ErrorDetail[] = [];
-  if (creating) {
-    for (const field of ['account_id', 'date', 'amount'] as const) {
-      if (input[field] === undefined) problems.push({ path: `${BODY}/${field}`, message: `${field} is required` });
-    }
-  }
-  const name = nameOf(input);
-  if (name === '' || (creating && name === undefined)) {
-    problems.push({ path: `${BODY}/name`, message: name === '' ? 'name must not be blank' : 'name is required (or description)' });
-  }
-  if (input.amount !== undefined && Math.abs(input.amount) >= AMOUNT_LIMIT) {
-    problems.push({ path: `${BODY}/amount`, message: `amount must be below ${AMOUNT_LIMIT.toExponential()} in magnitude` });
-  }
+  if (nameOf(input) === '') problems.push({ path: `${BODY}/name`, message: 'name must not be blank' });
   if (input.currency !== undefined && !isKnownCurrency(input.currency)) {
     problems.push({ path: `${BODY}/currency`, message: `currency "${input.currency}" is not a known ISO 4217 code` });
   }
@@ -89,7 +76,7 @@ function tagsFor(em: EntityManager, detail: Transaction, tags: Tag[]): void {
 
 /** Records a transaction; returns its id (the entry's). */
 export async function createTransaction(em: EntityManager, familyId: string, input: TransactionInput): Promise<string> {
-  checkInput(input, true);
+  checkInput(input);
   const account = await em.findOne(Account, { id: input.account_id!, family: familyId });
   if (!account) throw NotFound.entity('Account');
   const refs = await references(em, familyId, input);
@@ -114,7 +101,7 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
 
 /** Changes what the client sent; omitted fields (and omitted `tag_ids`) stay as they are, `tag_ids: []` clears tags. */
 export async function updateTransaction(em: EntityManager, familyId: string, id: string, input: TransactionInput): Promise<void> {
-  checkInput(input, false);
+  checkInput(input);
   const entry = await em.findOne(Entry, { id, family: familyId, entryableType: 'Transaction' });
   if (!entry) throw NotFound.entity('Transaction');
   const refs = await references(em, familyId, input);

@@ -164,6 +164,11 @@ describe('listTransactions: search', () => {
     expect(await listIds({ search: '_' })).toEqual(ids('T6'));
   });
 
+  it('treats a backslash and a quote literally', async () => {
+    expect(await listIds({ search: '\\' })).toEqual([]);
+    expect(await listIds({ search: "' or 1=1 --" })).toEqual([]);
+  });
+
   it('finds nothing for text that is nowhere', async () => {
     const page = await list({ search: 'zzz-nothing' });
     expect(page.data).toEqual([]);
@@ -351,6 +356,33 @@ describe('listTransactions: invalid query', () => {
 
   it('malformed account_id -> 422 at /query/account_id', async () => {
     await expect422({ account_id: 'not-a-uuid' }, '/query/account_id');
+  });
+
+  it('min_amount that is not a finite number (1e400) -> 422 at /query/min_amount', async () => {
+    await expect422('min_amount=1e400', '/query/min_amount');
+  });
+
+  it('max_amount=-Infinity -> 422 at /query/max_amount', async () => {
+    await expect422('max_amount=-Infinity', '/query/max_amount');
+  });
+
+  it('a page far past any offset (1e20) is an empty page or a 422, never a 500', async () => {
+    const response = await server.api.call('listTransactions', { key: household.readKey, query: 'page=100000000000000000000' });
+    expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
+    if (response.status === 200) expect(response.body.data).toEqual([]);
+    else expect(response.body.errors.map((e: { path?: string }) => e.path)).toContain('/query/page');
+  });
+
+  it('start_date 0000-01-01 (no year zero in PostgreSQL) is a 200 or a 422, never a 500', async () => {
+    const response = await server.api.call('listTransactions', { key: household.readKey, query: { start_date: '0000-01-01' } });
+    expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
+    if (response.status === 422) expect(response.body.errors.map((e: { path?: string }) => e.path)).toContain('/query/start_date');
+  });
+
+  it('search with a NUL character is a 200 or a 422, never a 500', async () => {
+    const response = await server.api.call('listTransactions', { key: household.readKey, query: { search: 'tip\u0000jar' } });
+    expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
+    if (response.status === 200) expect(response.body.data).toEqual([]);
   });
 
   it('several problems are each reported', async () => {
