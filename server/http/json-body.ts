@@ -7,7 +7,8 @@ export function jsonBody(limit: number): Middleware {
   return koaBody({
     json: true,
     jsonLimit: limit,
-    jsonStrict: true,
+    // Any JSON text parses (RFC 8259); a body of the wrong shape is then a 422 from the contract, not a 400.
+    jsonStrict: false,
     text: false,
     urlencoded: false,
     multipart: false,

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handlers } from '../../server/handlers.ts';
+import type { OperationId } from '../../server/http/contract.ts';
+import { loadOpenApiDocument } from '../../server/http/openapi-document.ts';
+import { createHousehold, type TestHousehold } from '../support/households.ts';
+import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
+import { createFixtures, createTransaction } from '../support/transactions-fixtures.ts';
+
+/**
+ * Every implemented operation that takes a JSON body, read from the contract: each must answer
+ * malformed or misshapen input with a 4xx in the error shape and leave every table as it was.
+ */
+const document = loadOpenApiDocument();
+const writeOperations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+  Object.entries(item ?? {}).flatMap(([method, operation]) => {
+    const op = operation as { operationId?: OperationId; requestBody?: unknown };
+    return op.operationId && op.requestBody && handlers[op.operationId] ? [{ id: op.operationId, method: method.toUpperCase(), path }] : [];
+  }),
+);
+
+let server: TestServer;
+let household: TestHousehold;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  household = await createHousehold(server);
+  const fixtures = await createFixtures(server, household.writeKey);
+  const transaction = await createTransaction(server, household.writeKey, {
+    account_id: fixtures.accounts.checking.id, date: '2026-01-02', amount: 10, name: 'Existing', tag_ids: [fixtures.tags.work.id],
+  });
+  Object.assign(ids, { Tag: fixtures.tags.work.id, Transaction: transaction.id });
+});
+afterAll(() => server?.close());
+
+/** Row counts of every table the API writes to. */
+async function snapshot() {
+  const tables = ['families', 'users', 'api_keys', 'accounts', 'categories', 'merchants', 'tags', 'taggings', 'securities', 'entries', 'transactions'];
+  const [row] = await server.query(`select ${tables.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`);
+  const [latest] = await server.query(`select max(updated_at) as tags, (select max(updated_at) from entries) as entries from tags`);
+  return { ...row, latest };
+}
+
+function concretePath(operation: { id: string; path: string }): string {
+  return operation.path.replace(/\{id\}/, () => {
+    const resource = operation.id.replace(/^(update|delete)/, '');
+    const id = ids[resource];
+    if (!id) throw new Error(`no fixture id for ${operation.id}`);
+    return id;
+  });
+}
+
+const cases: [string, string, number, string][] = [
+  ['malformed JSON', '{"oops": ', 400, 'bad_request'],
+  ['a JSON array instead of an object', '[]', 422, 'validation_failed'],
+  ['a JSON string instead of an object', '"text"', 422, 'validation_failed'],
+  ['JSON null', 'null', 422, 'validation_failed'],
+  ['an empty object', '{}', 422, 'validation_failed'],
+  ['the wrapper of the wrong type', '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1}', 422, 'validation_failed'],
+];
+
+describe.each(writeOperations)('$id ($method $path) with bad input', (operation) => {
+  it.each(cases)('answers %s with the documented error and writes nothing', async (_, body, status, code) => {
+    const before = await snapshot();
+    const response = await server.api.request(operation.method, concretePath(operation), { key: household.writeKey, body });
+    expect(response.status).toBe(status);
+    expect(response.body.error).toBe(code);
+    expect(response.body.errors.length).toBeGreaterThan(0);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('answers a body over the JSON limit with 413 and writes nothing', async () => {
+    const before = await snapshot();
+    const response = await server.api.request(operation.method, concretePath(operation), {
+      key: household.writeKey,
+      body: JSON.stringify({ padding: 'x'.repeat(TEST_JSON_LIMIT) }),
+    });
+    expect(response.status).toBe(413);
+    expect(response.body.error).toBe('payload_too_large');
+    expect(await snapshot()).toEqual(before);
+  });
+});
+
+it('covers every implemented write operation', () => {
+  expect(writeOperations.map((operation) => operation.id).sort()).toEqual(
+    ['createAccount', 'createCategory', 'createMerchant', 'createTag', 'createTransaction', 'updateTag', 'updateTransaction'].sort(),
+  );
+});
