@@ -8,10 +8,11 @@ import { handlers } from './handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { DOCS_PAGE_PATH, loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
+import { createRateLimits, type RateLimitConfig } from './http/rate-limit.ts';
 import { requestLog } from './http/request-log.ts';
 
 export interface AppDependencies {
-  config: Pick<Config, 'jsonBodyLimit'>;
+  config: Pick<Config, 'jsonBodyLimit' | 'trustProxy'> & RateLimitConfig;
   orm: MikroORM;
   logger: Logger;
   /** The bundled contract; read from openapi/dist when not given. */
@@ -20,7 +21,7 @@ export interface AppDependencies {
 
 /** The Koa application: middleware order in one place. No listen() here. */
 export async function createApp({ config, orm, logger, document = loadOpenApiDocument() }: AppDependencies): Promise<Koa> {
-  const app = new Koa();
+  const app = new Koa({ proxy: config.trustProxy });
   const documentJson = JSON.stringify(document);
   const docsPage = readFileSync(DOCS_PAGE_PATH, 'utf8');
 
@@ -35,7 +36,9 @@ export async function createApp({ config, orm, logger, document = loadOpenApiDoc
   });
   publicRoutes.get('/', (ctx) => ctx.redirect('/docs'));
 
-  const apiRoutes = await createApiRouter({ document, handlers, orm, jsonBodyLimit: config.jsonBodyLimit });
+  const apiRoutes = await createApiRouter({
+    document, handlers, orm, jsonBodyLimit: config.jsonBodyLimit, rateLimits: createRateLimits(orm, config),
+  });
 
   app.use(requestLog(logger));
   app.use(errorMiddleware());

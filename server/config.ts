@@ -20,6 +20,14 @@ export interface Config {
   logLevel: string;
   /** Create the demo household on start when the database has no family (DEMO_DATA, default true). */
   demoData: boolean;
+  /** Requests per window per client address on /api (RATE_LIMIT_PER_ADDRESS, default 20000; 0 = off). */
+  rateLimitPerAddress: number;
+  /** Requests per window per credential (RATE_LIMIT_PER_CREDENTIAL, default 10000; 0 = off). */
+  rateLimitPerCredential: number;
+  /** Length of the rate-limit window in seconds (RATE_LIMIT_WINDOW_SECONDS, default 3600). */
+  rateLimitWindowSeconds: number;
+  /** Take the client address from X-Forwarded-For (TRUST_PROXY, default false): only behind a proxy you run. */
+  trustProxy: boolean;
 }
 
 /** Largest CSV content an import accepts (finance-api.md: 10 MiB); the JSON limit must stay above it. */
@@ -59,5 +67,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jsonBodyLimit,
     logLevel: env.LOG_LEVEL || 'info',
     demoData: boolean(env, 'DEMO_DATA', true),
+    rateLimitPerAddress: integer(env, 'RATE_LIMIT_PER_ADDRESS', 20_000, 0, 1_000_000_000),
+    rateLimitPerCredential: integer(env, 'RATE_LIMIT_PER_CREDENTIAL', 10_000, 0, 1_000_000_000),
+    rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 3600, 1, 31 * 86_400),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
   };
 }

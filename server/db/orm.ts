@@ -3,11 +3,15 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities.ts';
 import { Migration20261122000000_initial } from './migrations/Migration20261122000000_initial.ts';
+import { Migration20261122010000_rate_limits } from './migrations/Migration20261122010000_rate_limits.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 
 /** Migrations in order; listed here so no file globbing is needed at run time. */
-const migrations = [{ name: 'Migration20261122000000_initial', class: Migration20261122000000_initial }];
+const migrations = [
+  { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
+  { name: 'Migration20261122010000_rate_limits', class: Migration20261122010000_rate_limits },
+];
 
 /** ORM options for a database URL. */
 export function ormOptions(clientUrl: string, poolSize: number): Options {

@@ -83,6 +83,25 @@ export class ValidationFailed extends AppError {
   }
 }
 
+/** Headers that tell a client where it stands against a rate limit. */
+export function rateLimitHeaders(limit: number, remaining: number, resetInSeconds: number): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(limit),
+    'X-RateLimit-Remaining': String(Math.max(0, remaining)),
+    'X-RateLimit-Reset': String(resetInSeconds),
+  };
+}
+
+export class RateLimited extends AppError {
+  constructor(limit: number, current: number, resetInSeconds: number) {
+    const message = `Rate limit exceeded. Try again in ${resetInSeconds} seconds.`;
+    super(429, 'rate_limit_exceeded', message, [{ message }], { details: { limit, current, reset_in_seconds: resetInSeconds } }, {
+      ...rateLimitHeaders(limit, 0, resetInSeconds),
+      'Retry-After': String(resetInSeconds),
+    });
+  }
+}
+
 export class NotImplemented extends AppError {
   constructor(operationId: string) {
     super(501, 'not_implemented', `${operationId} is not implemented yet`);

@@ -4,8 +4,10 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import pino from 'pino';
 import { inject } from 'vitest';
-import { createApp } from '../../server/app.ts';
-import { CSV_CONTENT_LIMIT } from '../../server/config.ts';
+import { createApp, type AppDependencies } from '../../server/app.ts';
+import { CSV_CONTENT_LIMIT, loadConfig } from '../../server/config.ts';
+
+type AppConfig = AppDependencies['config'];
 import { databaseUrl, ensureDatabase } from '../../server/db/embedded-postgres.ts';
 import { ormOptions, type EntityManager } from '../../server/db/orm.ts';
 import { ContractClient } from './contract-client.ts';
@@ -29,13 +31,13 @@ export interface TestServer {
 }
 
 /** A database of its own (cloned from the migrated template) and the real app on a real port. */
-export async function startTestServer(): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<AppConfig> = {}): Promise<TestServer> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `finance_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   await ensureDatabase(adminUrl, name, TEMPLATE_DATABASE);
   const url = databaseUrl(adminUrl, name);
   const orm = await MikroORM.init(ormOptions(url, 5));
-  const app = await createApp({ config: { jsonBodyLimit: TEST_JSON_LIMIT }, orm, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const app = await createApp({ config: { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, ...overrides }, orm, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,0 +1,80 @@
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../server/app.ts';
+import { loadConfig } from '../../server/config.ts';
+import { ContractClient } from '../support/contract-client.ts';
+import { createHousehold, type TestHousehold } from '../support/households.ts';
+import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
+
+describe('rate limits with the default settings', () => {
+  let server: TestServer;
+  let household: TestHousehold;
+  beforeAll(async () => {
+    server = await startTestServer();
+    household = await createHousehold(server);
+  });
+  afterAll(() => server?.close());
+
+  it('tells every authenticated response where the credential stands', async () => {
+    const first = await server.api.call('listTags', { key: household.readKey });
+    const second = await server.api.call('listTags', { key: household.readKey });
+    expect(first.headers.get('x-ratelimit-limit')).toBe('10000');
+    expect(Number(first.headers.get('x-ratelimit-remaining')) - Number(second.headers.get('x-ratelimit-remaining'))).toBe(1);
+    const reset = Number(second.headers.get('x-ratelimit-reset'));
+    expect(reset).toBeGreaterThan(0);
+    expect(reset).toBeLessThanOrEqual(3600);
+  });
+});
+
+describe('rate limits when spent', () => {
+  let server: TestServer;
+  let household: TestHousehold;
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimitPerCredential: 3, rateLimitPerAddress: 8, rateLimitWindowSeconds: 600 });
+    household = await createHousehold(server);
+  });
+  afterAll(() => server?.close());
+
+  it('answers 429 in the error shape once a credential has used its requests', async () => {
+    for (let i = 0; i < 3; i++) expect((await server.api.call('listTags', { key: household.readKey })).status).toBe(200);
+    const refused = await server.api.call('listTags', { key: household.readKey });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({
+      error: 'rate_limit_exceeded',
+      message: expect.stringMatching(/^Rate limit exceeded\. Try again in \d+ seconds\.$/),
+      details: { limit: 3, current: 4, reset_in_seconds: expect.any(Number) },
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+
+  it('counts credentials apart, and in PostgreSQL so that every process shares the count', async () => {
+    // A second app process-equivalent on the same database: its requests spend the same counters.
+    const config = { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, rateLimitPerCredential: 3, rateLimitPerAddress: 8, rateLimitWindowSeconds: 600 };
+    const app = await createApp({ config, orm: server.orm, logger: pino({ level: 'silent' }) });
+    const twin = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => twin.once('listening', resolve));
+    try {
+      const other = new ContractClient(`http://127.0.0.1:${(twin.address() as AddressInfo).port}`);
+      expect((await other.call('listTags', { key: household.writeKey })).status).toBe(200);
+      expect((await server.api.call('listTags', { key: household.writeKey })).status).toBe(200);
+      expect((await other.call('listTags', { key: household.writeKey })).status).toBe(200);
+      expect((await server.api.call('listTags', { key: household.writeKey })).status).toBe(429);
+      expect((await other.call('listTags', { key: household.readKey })).status).toBe(429);
+    } finally {
+      twin.closeAllConnections();
+      await new Promise((resolve) => twin.close(resolve));
+    }
+    const counters = await server.query<{ key: string }>('select key from rate_limits order by key');
+    expect(counters.map((row) => row.key.split(':')[0])).toEqual(expect.arrayContaining(['address', 'credential']));
+  });
+
+  it('limits a client address across credentials, even without one', async () => {
+    // 8 per address: 4 + 4 above have spent it (refused requests count too).
+    const anonymous = await server.api.call('listTags', {});
+    expect(anonymous.status).toBe(429);
+    const fresh = await createHousehold(server);
+    expect((await server.api.call('listTags', { key: fresh.readKey })).status).toBe(429);
+  });
+});
