@@ -8,7 +8,7 @@ import { handlers } from './handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { DOCS_PAGE_PATH, loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
-import { createRateLimits, type RateLimitConfig } from './http/rate-limit.ts';
+import { createAccessGate, type RateLimitConfig } from './http/access-gate.ts';
 import { requestLog } from './http/request-log.ts';
 
 export interface AppDependencies {
@@ -37,7 +37,7 @@ export async function createApp({ config, orm, logger, document = loadOpenApiDoc
   publicRoutes.get('/', (ctx) => ctx.redirect('/docs'));
 
   const apiRoutes = await createApiRouter({
-    document, handlers, orm, jsonBodyLimit: config.jsonBodyLimit, rateLimits: createRateLimits(orm, config),
+    document, handlers, orm, jsonBodyLimit: config.jsonBodyLimit, accessGate: createAccessGate(config),
   });
 
   app.use(requestLog(logger));

@@ -4,6 +4,7 @@ import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
 import { openOrm } from './db/orm.ts';
 import { ensureDemoAccess } from './demo/demo-access.ts';
+import { pruneRateLimits } from './http/access-gate.ts';
 import { createLogger } from './logger.ts';
 
 /** Process entry: config -> database -> migrations -> demo data -> HTTP; stops in reverse order on a signal. */
@@ -34,10 +35,17 @@ async function main(): Promise<void> {
       '\n',
   );
 
+  // Forget rate-limit counters of clients not seen for a whole window.
+  const pruning = setInterval(() => {
+    pruneRateLimits(orm.em.fork()).catch((error: unknown) => logger.warn({ err: error }, 'pruning rate limits failed'));
+  }, 10 * 60_000);
+  pruning.unref();
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(pruning);
     logger.info({ signal }, 'shutting down');
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();

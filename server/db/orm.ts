@@ -4,6 +4,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities.ts';
 import { Migration20261122000000_initial } from './migrations/Migration20261122000000_initial.ts';
 import { Migration20261122010000_rate_limits } from './migrations/Migration20261122010000_rate_limits.ts';
+import { Migration20261122020000_entry_counts } from './migrations/Migration20261122020000_entry_counts.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 
@@ -11,6 +12,7 @@ export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 const migrations = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122010000_rate_limits', class: Migration20261122010000_rate_limits },
+  { name: 'Migration20261122020000_entry_counts', class: Migration20261122020000_entry_counts },
 ];
 
 /** ORM options for a database URL. */

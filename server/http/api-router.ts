@@ -4,12 +4,11 @@ import type { Context } from 'koa';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOpenApiAjv } from './ajv.ts';
-import { authenticate } from './authenticate.ts';
+import type { AccessGate } from './access-gate.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
 import { Forbidden, NotFound, NotImplemented, ValidationFailed } from './errors.ts';
 import { jsonBody } from './json-body.ts';
 import { nulCharacterProblems } from './nul-characters.ts';
-import type { RateLimitCheck } from './rate-limit.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
 import type { Principal } from './principal.ts';
 import { isPathProblem, validationDetails } from './validation-errors.ts';
@@ -25,7 +24,7 @@ export interface ApiRouterOptions {
   handlers: Partial<{ [K in OperationId]: Handler<K> }>;
   orm: MikroORM;
   jsonBodyLimit: number;
-  rateLimits: { address: RateLimitCheck; credential: RateLimitCheck };
+  accessGate: AccessGate;
 }
 
 /** "getTransaction" + "id" -> "Transaction"; "createChatMessage" + "chat_id" -> "Chat". */
@@ -56,8 +55,8 @@ function bearerToken(ctx: Context): string | undefined {
 /**
  * One Koa route per operation of the contract. openapi-backend validates each request against
  * its already-known operation (its own router re-scans every operation per request: stack-notes.md).
- * Order per request: address limit -> credential -> credential limit -> feature -> scope -> body ->
- * validation -> handler, so a caller
+ * Order per request: access gate (address limit, credential, credential limit) -> feature -> scope
+ * -> body -> validation -> handler, so a caller
  * without rights learns nothing about the shape of a valid request.
  */
 export async function createApiRouter(options: ApiRouterOptions): Promise<Router> {
@@ -85,11 +84,13 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
     const steps = [
       async (ctx: Context, next: () => Promise<unknown>) => {
         ctx.state.em = options.orm.em.fork();
-        await options.rateLimits.address(ctx, ctx.ip);
-        if (secured) {
-          const principal = await authenticate(ctx.state.em, { bearer: bearerToken(ctx), apiKey: ctx.get('x-api-key') || undefined });
+        const access = await options.accessGate(ctx.state.em, {
+          address: ctx.ip, secured, bearer: bearerToken(ctx), apiKey: ctx.get('x-api-key') || undefined,
+        });
+        ctx.set(access.headers);
+        const principal = access.principal;
+        if (principal) {
           ctx.state.principal = principal;
-          await options.rateLimits.credential(ctx, `${principal.credential.kind}:${principal.credential.id}`);
           if (operation['x-feature'] === 'ai' && !principal.aiEnabled) {
             throw new Forbidden('feature_disabled', 'AI features are disabled for this user');
           }

@@ -22,7 +22,7 @@ export interface TransactionFilters {
 }
 
 const SELECT = `
-  e.id, e.date, e.amount, e.currency, e.name, e.notes, e.created_at, e.updated_at,
+  e.id, e.date, e.amount::text as amount, e.currency, e.name, e.notes, e.created_at, e.updated_at,
   a.id as account_id, a.name as account_name, a.account_type,
   c.id as category_id, c.name as category_name, c.color as category_color, c.icon as category_icon,
   m.id as merchant_id, m.name as merchant_name,
@@ -46,30 +46,23 @@ function idsOf(single: string | undefined, many: string[] | undefined): string[]
   return [single ? [single] : undefined, many?.length ? many : undefined].filter((ids): ids is string[] => !!ids);
 }
 
-/** The WHERE clause for a family's transactions under `filters`, and what the count must join. */
+/** The WHERE clause for a family's transactions under `filters`, and what else the filters read. */
 function whereClause(familyId: string, filters: TransactionFilters) {
   const conditions = [`e.family_id = ?`, `e.entryable_type = 'Transaction'`];
   const params: unknown[] = [familyId];
-  let needsDetail = false;
-  let needsMerchant = false;
+  const accountLists = idsOf(filters.account_id, filters.account_ids);
+  let accountsOnly = true;
   const inList = (column: string, ids: string[]) => {
     conditions.push(`${column} in (${ids.map(() => '?').join(', ')})`);
     params.push(...ids);
   };
-  for (const ids of idsOf(filters.account_id, filters.account_ids)) inList('e.account_id', ids);
-  for (const ids of idsOf(filters.category_id, filters.category_ids)) {
-    inList('t.category_id', ids);
-    needsDetail = true;
-  }
-  for (const ids of idsOf(filters.merchant_id, filters.merchant_ids)) {
-    inList('t.merchant_id', ids);
-    needsDetail = true;
-  }
+  for (const ids of accountLists) inList('e.account_id', ids);
+  for (const ids of idsOf(filters.category_id, filters.category_ids)) inList('t.category_id', ids);
+  for (const ids of idsOf(filters.merchant_id, filters.merchant_ids)) inList('t.merchant_id', ids);
   if (filters.tag_ids?.length) {
     conditions.push(`exists (select 1 from taggings x where x.taggable_type = 'Transaction' and x.taggable_id = t.id
       and x.tag_id in (${filters.tag_ids.map(() => '?').join(', ')}))`);
     params.push(...filters.tag_ids);
-    needsDetail = true;
   }
   if (filters.start_date) {
     conditions.push('e.date >= ?');
@@ -93,18 +86,33 @@ function whereClause(familyId: string, filters: TransactionFilters) {
     const pattern = containsPattern(filters.search);
     conditions.push('(e.name ilike ? or e.notes ilike ? or m.name ilike ?)');
     params.push(pattern, pattern, pattern);
-    needsDetail = needsMerchant = true;
   }
-  return { where: conditions.join(' and '), params, needsDetail, needsMerchant };
+  accountsOnly = conditions.length === 2 + accountLists.length;
+  return { where: conditions.join(' and '), params, accountsOnly, accountLists };
 }
 
-/** The listing of the family's transactions under `filters`, newest first (the SQL, for reuse and benchmarks). */
+/** The total from the maintained per-account counts, for listings filtered by account at most. */
+function maintainedCount(familyId: string, accountLists: string[][]): Statement {
+  const params: unknown[] = [familyId];
+  let text = `select coalesce(sum(c.entries), 0) from account_entry_counts c join accounts a on a.id = c.account_id
+    where a.family_id = ? and c.entryable_type = 'Transaction'`;
+  for (const ids of accountLists) {
+    text += ` and c.account_id in (${ids.map(() => '?').join(', ')})`;
+    params.push(...ids);
+  }
+  return { text, params };
+}
+
+/** The listing of the family's transactions under `filters`, newest first (also run by the benchmark's limit server). */
 export function transactionListing(familyId: string, filters: TransactionFilters): ListingQuery {
-  const { where, params, needsDetail, needsMerchant } = whereClause(familyId, filters);
-  // The count joins only what the filters read: unfiltered it is an index-only scan of entries.
-  const countJoins = `entries e${needsDetail ? ' join transactions t on t.id = e.entryable_id' : ''}${
-    needsMerchant ? ' left join merchants m on m.id = t.merchant_id' : ''}`;
-  return { select: SELECT, from: `${JOINS} where ${where}`, countFrom: `${countJoins} where ${where}`, orderBy: ORDER, params };
+  const { where, params, accountsOnly, accountLists } = whereClause(familyId, filters);
+  return {
+    select: SELECT,
+    from: `${JOINS} where ${where}`,
+    orderBy: ORDER,
+    params,
+    ...(accountsOnly ? { count: maintainedCount(familyId, accountLists) } : {}),
+  };
 }
 
 /** The family's transactions under `filters`. Used by the list endpoint and, later, jobs and the assistant. */

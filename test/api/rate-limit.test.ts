@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
+import { pruneRateLimits } from '../../server/http/access-gate.ts';
 import { ContractClient } from '../support/contract-client.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
@@ -76,5 +77,20 @@ describe('rate limits when spent', () => {
     expect(anonymous.status).toBe(429);
     const fresh = await createHousehold(server);
     expect((await server.api.call('listTags', { key: fresh.readKey })).status).toBe(429);
+  });
+});
+
+describe('pruneRateLimits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.close());
+
+  it('forgets counters whose window has ended and keeps live ones', async () => {
+    const now = Date.now();
+    await server.query(`insert into rate_limits (key, points, expire) values ('address:gone', 5, $1), ('address:live', 5, $2)`, [now - 1000, now + 60_000]);
+    expect(await pruneRateLimits(server.em())).toBe(1);
+    expect(await server.query('select key from rate_limits')).toEqual([{ key: 'address:live' }]);
   });
 });
