@@ -5,6 +5,7 @@
 
 const SCALE = 4; // decimal places stored
 const formatters = new Map<string, Intl.NumberFormat>();
+const digits = new Map<string, number>();
 
 function formatter(currency: string): Intl.NumberFormat {
   let format = formatters.get(currency);
@@ -17,7 +18,13 @@ function formatter(currency: string): Intl.NumberFormat {
 
 /** Decimal places of a currency's minor unit: USD 2, JPY 0, BHD 3. */
 export function minorDigits(currency: string): number {
-  return formatter(currency).resolvedOptions().maximumFractionDigits ?? 2;
+  let places = digits.get(currency);
+  if (places === undefined) {
+    // resolvedOptions() builds a new object per call: too slow for every amount of every page.
+    places = formatter(currency).resolvedOptions().maximumFractionDigits ?? 2;
+    digits.set(currency, places);
+  }
+  return places;
 }
 
 /** Whether `code` is an ISO 4217 code this runtime knows. */

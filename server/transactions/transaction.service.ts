@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../accounts/account.entity.ts';
 import { Category } from '../categories/category.entity.ts';
 import { Entry } from '../entries/entry.entity.ts';
-import { Family } from '../families/family.entity.ts';
 import { NotFound, ValidationFailed, type ErrorDetail } from '../http/errors.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { isKnownCurrency } from '../money/money.ts';
@@ -77,10 +76,11 @@ function tagsFor(em: EntityManager, detail: Transaction, tags: Tag[]): void {
 /** Records a transaction; returns its id (the entry's). */
 export async function createTransaction(em: EntityManager, familyId: string, input: TransactionInput): Promise<string> {
   checkInput(input);
-  const account = await em.findOne(Account, { id: input.account_id!, family: familyId });
+  // The account and its family in one query: the family gives the default currency.
+  const account = await em.findOne(Account, { id: input.account_id!, family: familyId }, { populate: ['family'] });
   if (!account) throw NotFound.entity('Account');
   const refs = await references(em, familyId, input);
-  const family = await em.findOneOrFail(Family, familyId);
+  const family = account.family;
   return em.transactional(async (tx) => {
     const detail = tx.create(Transaction, { category: refs.category, merchant: refs.merchant });
     const entry = tx.create(Entry, {
