@@ -43,7 +43,10 @@ async function findUser(em: EntityManager, email: string): Promise<User> {
 }
 
 /** Each command checks its arguments before touching the database, so a usage error changes nothing. */
-const commands: Record<string, { check(options: Options): void; run(em: EntityManager, options: Options): Promise<object> }> = {
+const commands: Record<
+  string,
+  { check(options: Options): void; run(em: EntityManager, options: Options): Promise<object> }
+> = {
   'create-user': {
     check(options) {
       const email = required(options, 'email');
@@ -69,9 +72,11 @@ const commands: Record<string, { check(options: Options): void; run(em: EntityMa
     check(options) {
       required(options, 'email');
       const scope = required(options, 'scope');
-      if (scope !== 'read' && scope !== 'read_write') throw new UsageError(`--scope must be read or read_write, got "${scope}"`);
+      if (scope !== 'read' && scope !== 'read_write')
+        throw new UsageError(`--scope must be read or read_write, got "${scope}"`);
       const days = options['expires-in-days'];
-      if (days !== undefined && !(Number(days) > 0)) throw new UsageError('--expires-in-days must be a positive number');
+      if (days !== undefined && !(Number(days) > 0))
+        throw new UsageError('--expires-in-days must be a positive number');
     },
     async run(em, options) {
       const user = await findUser(em, required(options, 'email'));
@@ -123,8 +128,14 @@ async function main(argv: string[]): Promise<number> {
     options = parseArgs({
       args: rest,
       options: {
-        email: { type: 'string' }, password: { type: 'string' }, family: { type: 'string' }, currency: { type: 'string' },
-        ai: { type: 'boolean' }, scope: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' },
+        email: { type: 'string' },
+        password: { type: 'string' },
+        family: { type: 'string' },
+        currency: { type: 'string' },
+        ai: { type: 'boolean' },
+        scope: { type: 'string' },
+        name: { type: 'string' },
+        'expires-in-days': { type: 'string' },
         key: { type: 'string' },
       },
       strict: true,

@@ -20,7 +20,12 @@ export interface AppDependencies {
 }
 
 /** The Koa application: middleware order in one place. No listen() here. */
-export async function createApp({ config, orm, logger, document = loadOpenApiDocument() }: AppDependencies): Promise<Koa> {
+export async function createApp({
+  config,
+  orm,
+  logger,
+  document = loadOpenApiDocument(),
+}: AppDependencies): Promise<Koa> {
   const app = new Koa({ proxy: config.trustProxy });
   const documentJson = JSON.stringify(document);
   const docsPage = readFileSync(DOCS_PAGE_PATH, 'utf8');
@@ -37,7 +42,11 @@ export async function createApp({ config, orm, logger, document = loadOpenApiDoc
   publicRoutes.get('/', (ctx) => ctx.redirect('/docs'));
 
   const apiRoutes = await createApiRouter({
-    document, handlers, orm, jsonBodyLimit: config.jsonBodyLimit, accessGate: createAccessGate(config),
+    document,
+    handlers,
+    orm,
+    jsonBodyLimit: config.jsonBodyLimit,
+    accessGate: createAccessGate(config),
   });
 
   app.use(requestLog(logger));

@@ -7,7 +7,14 @@ export function createLogger(level: string): Logger {
   return pino({
     level,
     redact: {
-      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', '*.password', '*.key', '*.access_token', '*.refresh_token'],
+      paths: [
+        'req.headers["x-api-key"]',
+        'req.headers.authorization',
+        '*.password',
+        '*.key',
+        '*.access_token',
+        '*.refresh_token',
+      ],
       censor: '[redacted]',
     },
   });

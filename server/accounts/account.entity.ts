@@ -3,8 +3,15 @@ import { Record, money, recordProperties } from '../db/columns.ts';
 import { Family } from '../families/family.entity.ts';
 
 export const ACCOUNT_TYPES = [
-  'depository', 'investment', 'crypto', 'property', 'vehicle', 'other_asset',
-  'credit_card', 'loan', 'other_liability',
+  'depository',
+  'investment',
+  'crypto',
+  'property',
+  'vehicle',
+  'other_asset',
+  'credit_card',
+  'loan',
+  'other_liability',
 ] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
 export type AccountStatus = 'active' | 'draft' | 'disabled' | 'pending_deletion';

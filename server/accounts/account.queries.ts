@@ -8,12 +8,19 @@ const COLUMNS = 'id, name, balance::text as balance, currency, account_type, sub
 
 /** The family's accounts, by name. */
 export function searchAccounts(em: EntityManager, familyId: string, page: PageRequest) {
-  return pagedRows<AccountRow>(em, { select: COLUMNS, from: 'accounts where family_id = ?', orderBy: 'name, id', params: [familyId] }, page);
+  return pagedRows<AccountRow>(
+    em,
+    { select: COLUMNS, from: 'accounts where family_id = ?', orderBy: 'name, id', params: [familyId] },
+    page,
+  );
 }
 
 /** One account of the family, or 404 (also for another family's account). */
 export async function findAccount(em: EntityManager, familyId: string, id: string): Promise<AccountRow> {
-  const [row] = await sql<AccountRow>(em, `select ${COLUMNS} from accounts where id = ? and family_id = ?`, [id, familyId]);
+  const [row] = await sql<AccountRow>(em, `select ${COLUMNS} from accounts where id = ? and family_id = ?`, [
+    id,
+    familyId,
+  ]);
   if (!row) throw NotFound.entity('Account');
   return row;
 }

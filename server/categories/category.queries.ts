@@ -32,7 +32,17 @@ export function categoryView(row: CategoryRow) {
 }
 
 export function searchCategories(em: EntityManager, familyId: string, page: PageRequest) {
-  return pagedRows<CategoryRow>(em, { select: SELECT, from: FROM, count: { text: 'select count(*) from categories c where c.family_id = ?', params: [familyId] }, orderBy: 'lower(c.name), c.id', params: [familyId] }, page);
+  return pagedRows<CategoryRow>(
+    em,
+    {
+      select: SELECT,
+      from: FROM,
+      count: { text: 'select count(*) from categories c where c.family_id = ?', params: [familyId] },
+      orderBy: 'lower(c.name), c.id',
+      params: [familyId],
+    },
+    page,
+  );
 }
 
 export async function findCategory(em: EntityManager, familyId: string, id: string): Promise<CategoryRow> {

@@ -18,7 +18,8 @@ export async function createCategory(em: EntityManager, familyId: string, input:
   let parent: Category | null = null;
   if (input.parent_id) {
     parent = await em.findOne(Category, { id: input.parent_id, family: familyId });
-    if (!parent) throw ValidationFailed.at('/body/category/parent_id', 'parent_id does not match a category of this family');
+    if (!parent)
+      throw ValidationFailed.at('/body/category/parent_id', 'parent_id does not match a category of this family');
   }
   const category = em.create(Category, {
     family: em.getReference(Family, familyId),

@@ -14,7 +14,17 @@ import { ValuationSchema } from '../valuations/valuation.entity.ts';
 
 /** Every entity the ORM knows, in one list. */
 export const entities = [
-  FamilySchema, UserSchema, ApiKeySchema, AccountSchema, CategorySchema, MerchantSchema,
-  TagSchema, TaggingSchema, SecuritySchema, EntrySchema, TransactionSchema, ValuationSchema,
+  FamilySchema,
+  UserSchema,
+  ApiKeySchema,
+  AccountSchema,
+  CategorySchema,
+  MerchantSchema,
+  TagSchema,
+  TaggingSchema,
+  SecuritySchema,
+  EntrySchema,
+  TransactionSchema,
+  ValuationSchema,
   TradeSchema,
 ];

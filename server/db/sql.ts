@@ -45,7 +45,11 @@ export function listingStatement(query: ListingQuery, page: PageRequest): Statem
 }
 
 /** One page of rows and the total. */
-export async function pagedRows<Row>(em: EntityManager, query: ListingQuery, page: PageRequest): Promise<{ rows: Row[]; total: number }> {
+export async function pagedRows<Row>(
+  em: EntityManager,
+  query: ListingQuery,
+  page: PageRequest,
+): Promise<{ rows: Row[]; total: number }> {
   const statement = listingStatement(query, page);
   const [result] = await sql<{ total: string; rows: Row[] }>(em, statement.text, statement.params);
   return { rows: result?.rows ?? [], total: Number(result?.total ?? 0) };

@@ -15,7 +15,11 @@ const KEY_NAME = 'Demo key';
  * kept in `<dataDir>/demo-api-key` (readable by the owner only) so each start can print it again;
  * only its digest is in the database.
  */
-export async function ensureDemoAccess(em: EntityManager, dataDir: string, logger: Logger): Promise<{ key: string; email: string }> {
+export async function ensureDemoAccess(
+  em: EntityManager,
+  dataDir: string,
+  logger: Logger,
+): Promise<{ key: string; email: string }> {
   let user = await em.findOne(User, { email: DEMO_EMAIL });
   if (!user) {
     logger.info('creating the demo household');

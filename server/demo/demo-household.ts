@@ -40,7 +40,12 @@ function isoDate(date: Date): string {
  */
 export async function createDemoHousehold(em: EntityManager): Promise<{ user: User; family: Family }> {
   const { user, family } = await createUserWithFamily(em, {
-    email: DEMO_EMAIL, password: DEMO_PASSWORD, familyName: 'The Demo Household', firstName: 'Dana', lastName: 'Demo', aiEnabled: true,
+    email: DEMO_EMAIL,
+    password: DEMO_PASSWORD,
+    familyName: 'The Demo Household',
+    firstName: 'Dana',
+    lastName: 'Demo',
+    aiEnabled: true,
   });
   const account = (name: string, accountType: AccountType, subtype: string, balance: number) =>
     em.create(Account, { family, name, accountType, subtype, currency: family.currency, balance: toDecimal(balance) });
@@ -64,10 +69,21 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
   };
   const merchant = (name: string) => em.create(Merchant, { family, name });
   const merchants = {
-    employer: merchant('Acme Corp'), landlord: merchant('Maple Street Properties'), power: merchant('City Power & Light'),
-    internet: merchant('FiberNet'), grocers: [merchant('Whole Foods'), merchant("Trader Joe's"), merchant('Corner Market')],
-    dining: [merchant('Blue Bottle Coffee'), merchant('Luigi Trattoria'), merchant('Taqueria El Sol'), merchant('Sushi Go')],
-    fuel: merchant('Shell'), rides: merchant('Uber'), streaming: merchant('Netflix'), music: merchant('Spotify'),
+    employer: merchant('Acme Corp'),
+    landlord: merchant('Maple Street Properties'),
+    power: merchant('City Power & Light'),
+    internet: merchant('FiberNet'),
+    grocers: [merchant('Whole Foods'), merchant("Trader Joe's"), merchant('Corner Market')],
+    dining: [
+      merchant('Blue Bottle Coffee'),
+      merchant('Luigi Trattoria'),
+      merchant('Taqueria El Sol'),
+      merchant('Sushi Go'),
+    ],
+    fuel: merchant('Shell'),
+    rides: merchant('Uber'),
+    streaming: merchant('Netflix'),
+    music: merchant('Spotify'),
     shops: [merchant('Amazon'), merchant('Target'), merchant('REI')],
   };
   const tags = {
@@ -75,7 +91,11 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
     deductible: em.create(Tag, { family, name: 'Tax deductible', color: '#12b76a' }),
     reimbursable: em.create(Tag, { family, name: 'Reimbursable', color: '#f79009' }),
   };
-  for (const [ticker, name] of [['VTI', 'Vanguard Total Stock Market ETF'], ['VXUS', 'Vanguard Total International Stock ETF'], ['BND', 'Vanguard Total Bond Market ETF']]) {
+  for (const [ticker, name] of [
+    ['VTI', 'Vanguard Total Stock Market ETF'],
+    ['VXUS', 'Vanguard Total International Stock ETF'],
+    ['BND', 'Vanguard Total Bond Market ETF'],
+  ]) {
     const existing = await em.findOne(Security, { ticker, family: null });
     if (!existing) em.create(Security, { ticker: ticker!, name: name!, exchangeOperatingMic: 'ARCX' });
   }
@@ -83,27 +103,104 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
 
   const random = randomSource(20261122);
   const rows: BulkTransaction[] = [];
-  const add = (day: Date, amount: number, name: string, accountId: string, categoryId: string | null, merchantId: string | null, tagIds: string[] = [], notes: string | null = null) =>
-    rows.push({ familyId: family.id, accountId, date: isoDate(day), amount: toDecimal(amount), currency: family.currency, name, notes, categoryId, merchantId, tagIds });
+  const add = (
+    day: Date,
+    amount: number,
+    name: string,
+    accountId: string,
+    categoryId: string | null,
+    merchantId: string | null,
+    tagIds: string[] = [],
+    notes: string | null = null,
+  ) =>
+    rows.push({
+      familyId: family.id,
+      accountId,
+      date: isoDate(day),
+      amount: toDecimal(amount),
+      currency: family.currency,
+      name,
+      notes,
+      categoryId,
+      merchantId,
+      tagIds,
+    });
 
   const today = new Date();
   for (let back = 365; back >= 0; back--) {
     const day = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - back));
     const dom = day.getUTCDate();
     const dow = day.getUTCDay();
-    if (dom === 1 || dom === 15) add(day, -3125, 'Payroll deposit', checking.id, categories.salary.id, merchants.employer.id);
+    if (dom === 1 || dom === 15)
+      add(day, -3125, 'Payroll deposit', checking.id, categories.salary.id, merchants.employer.id);
     if (dom === 1) add(day, 1850, 'Monthly rent', checking.id, categories.rent.id, merchants.landlord.id);
-    if (dom === 5) add(day, random.between(70, 140), 'Electricity bill', checking.id, categories.utilities.id, merchants.power.id);
-    if (dom === 8) add(day, 65, 'Internet service', checking.id, categories.utilities.id, merchants.internet.id, [tags.deductible.id], 'Home office share');
-    if (dom === 12) add(day, 15.49, 'Netflix subscription', card.id, categories.entertainment.id, merchants.streaming.id);
+    if (dom === 5)
+      add(day, random.between(70, 140), 'Electricity bill', checking.id, categories.utilities.id, merchants.power.id);
+    if (dom === 8)
+      add(
+        day,
+        65,
+        'Internet service',
+        checking.id,
+        categories.utilities.id,
+        merchants.internet.id,
+        [tags.deductible.id],
+        'Home office share',
+      );
+    if (dom === 12)
+      add(day, 15.49, 'Netflix subscription', card.id, categories.entertainment.id, merchants.streaming.id);
     if (dom === 20) add(day, 11.99, 'Spotify Premium', card.id, categories.entertainment.id, merchants.music.id);
     if (dom === 28) add(day, -500, 'Transfer to savings', savings.id, null, null, [], 'Automatic monthly transfer');
-    if (dow === 6) add(day, random.between(60, 190), 'Weekly groceries', card.id, categories.groceries.id, random.pick(merchants.grocers).id);
-    if (random.chance(0.35)) add(day, random.between(4, 85), random.pick(['Coffee', 'Lunch', 'Dinner out', 'Takeout']), card.id, categories.dining.id, random.pick(merchants.dining).id);
-    if (dow === 2 && random.chance(0.5)) add(day, random.between(35, 70), 'Fuel', card.id, categories.transport.id, merchants.fuel.id);
-    if (random.chance(0.08)) add(day, random.between(12, 48), 'Ride', card.id, categories.transport.id, merchants.rides.id, random.chance(0.3) ? [tags.reimbursable.id] : []);
-    if (random.chance(0.1)) add(day, random.between(15, 260), 'Online order', card.id, categories.shopping.id, random.pick(merchants.shops).id);
-    if (back > 150 && back < 158) add(day, random.between(40, 220), 'Holiday spending', card.id, categories.entertainment.id, null, [tags.vacation.id], 'Summer trip');
+    if (dow === 6)
+      add(
+        day,
+        random.between(60, 190),
+        'Weekly groceries',
+        card.id,
+        categories.groceries.id,
+        random.pick(merchants.grocers).id,
+      );
+    if (random.chance(0.35))
+      add(
+        day,
+        random.between(4, 85),
+        random.pick(['Coffee', 'Lunch', 'Dinner out', 'Takeout']),
+        card.id,
+        categories.dining.id,
+        random.pick(merchants.dining).id,
+      );
+    if (dow === 2 && random.chance(0.5))
+      add(day, random.between(35, 70), 'Fuel', card.id, categories.transport.id, merchants.fuel.id);
+    if (random.chance(0.08))
+      add(
+        day,
+        random.between(12, 48),
+        'Ride',
+        card.id,
+        categories.transport.id,
+        merchants.rides.id,
+        random.chance(0.3) ? [tags.reimbursable.id] : [],
+      );
+    if (random.chance(0.1))
+      add(
+        day,
+        random.between(15, 260),
+        'Online order',
+        card.id,
+        categories.shopping.id,
+        random.pick(merchants.shops).id,
+      );
+    if (back > 150 && back < 158)
+      add(
+        day,
+        random.between(40, 220),
+        'Holiday spending',
+        card.id,
+        categories.entertainment.id,
+        null,
+        [tags.vacation.id],
+        'Summer trip',
+      );
   }
   await insertTransactions(em, rows);
   return { user, family };

@@ -82,9 +82,10 @@ export function createAccessGate(config: RateLimitConfig): AccessGate {
   const windowMs = config.rateLimitWindowSeconds * 1000;
   return async (em, request) => {
     const now = Date.now();
-    const digest = request.secured && request.bearer === undefined && request.apiKey && KEY_SHAPE.test(request.apiKey)
-      ? digestApiKey(request.apiKey)
-      : undefined;
+    const digest =
+      request.secured && request.bearer === undefined && request.apiKey && KEY_SHAPE.test(request.apiKey)
+        ? digestApiKey(request.apiKey)
+        : undefined;
     const ctes: string[] = [];
     const params: unknown[] = [];
     if (config.rateLimitPerAddress > 0) {
@@ -95,22 +96,33 @@ export function createAccessGate(config: RateLimitConfig): AccessGate {
       ctes.push(`credential as (${CREDENTIAL_SQL})`);
       params.push(digest);
       if (config.rateLimitPerCredential > 0) {
-        ctes.push(`credential_count as (${counterUpsert(`select 'credential:api_key:' || id, 1, ?::bigint from credential`)})`);
+        ctes.push(
+          `credential_count as (${counterUpsert(`select 'credential:api_key:' || id, 1, ?::bigint from credential`)})`,
+        );
         params.push(now + windowMs, windowMs, windowMs);
       }
     }
     let row: GateRow = { address: null, credential: null, credential_count: null };
     if (ctes.length) {
-      const pick = (name: string) => (ctes.some((cte) => cte.startsWith(`${name} `)) ? `(select row_to_json(${name}) from ${name})` : 'null');
-      [row] = (await sql<GateRow>(em, `with ${ctes.join(', ')}
-        select ${pick('address')} as address, ${pick('credential')} as credential, ${pick('credential_count')} as credential_count`, params)) as [GateRow];
+      const pick = (name: string) =>
+        ctes.some((cte) => cte.startsWith(`${name} `)) ? `(select row_to_json(${name}) from ${name})` : 'null';
+      [row] = (await sql<GateRow>(
+        em,
+        `with ${ctes.join(', ')}
+        select ${pick('address')} as address, ${pick('credential')} as credential, ${pick('credential_count')} as credential_count`,
+        params,
+      )) as [GateRow];
     }
 
     if (row.address && row.address.points > config.rateLimitPerAddress) {
       throw new RateLimited(config.rateLimitPerAddress, row.address.points, resetSeconds(row.address, now));
     }
     const addressHeaders = row.address
-      ? rateLimitHeaders(config.rateLimitPerAddress, config.rateLimitPerAddress - row.address.points, resetSeconds(row.address, now))
+      ? rateLimitHeaders(
+          config.rateLimitPerAddress,
+          config.rateLimitPerAddress - row.address.points,
+          resetSeconds(row.address, now),
+        )
       : {};
     if (!request.secured) return { headers: addressHeaders };
 
@@ -132,7 +144,11 @@ export function createAccessGate(config: RateLimitConfig): AccessGate {
         credential: { kind: 'api_key', id: credential.id },
       },
       headers: counted
-        ? rateLimitHeaders(config.rateLimitPerCredential, config.rateLimitPerCredential - counted.points, resetSeconds(counted, now))
+        ? rateLimitHeaders(
+            config.rateLimitPerCredential,
+            config.rateLimitPerCredential - counted.points,
+            resetSeconds(counted, now),
+          )
         : addressHeaders,
     };
   };

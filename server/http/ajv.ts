@@ -6,7 +6,9 @@ import type { Options, SchemaValidateFunction } from 'ajv';
 /** `x-required-one-of: [a, b]` in the contract: at least one of these properties must be present. */
 const requiredOneOf: SchemaValidateFunction = (properties: string[], data: Record<string, unknown>) => {
   if (properties.some((property) => data[property] !== undefined)) return true;
-  requiredOneOf.errors = [{ keyword: 'x-required-one-of', params: { properties }, message: `must have one of ${properties.join(', ')}` }];
+  requiredOneOf.errors = [
+    { keyword: 'x-required-one-of', params: { properties }, message: `must have one of ${properties.join(', ')}` },
+  ];
   return false;
 };
 
@@ -20,8 +22,17 @@ export function createOpenApiAjv(options: Options = {}): Ajv2020 {
   const ajv = new Ajv2020({ strict: false, allErrors: true, ...options });
   addFormats.default(ajv, { mode: 'full' });
   // PostgreSQL has no year 0, so "0000-01-01" is refused here rather than by the database.
-  ajv.addFormat('date', { type: 'string', validate: (value: string) => calendarDate.validate(value) && !value.startsWith('0000') });
-  ajv.addKeyword({ keyword: 'x-required-one-of', type: 'object', schemaType: 'array', validate: requiredOneOf, errors: true });
+  ajv.addFormat('date', {
+    type: 'string',
+    validate: (value: string) => calendarDate.validate(value) && !value.startsWith('0000'),
+  });
+  ajv.addKeyword({
+    keyword: 'x-required-one-of',
+    type: 'object',
+    schemaType: 'array',
+    validate: requiredOneOf,
+    errors: true,
+  });
   const int = (bits: number) => (value: number) => Number.isInteger(value) && Math.abs(value) <= 2 ** (bits - 1);
   ajv.addFormat('int32', { type: 'number', validate: int(32) });
   ajv.addFormat('int64', { type: 'number', validate: int(64) });

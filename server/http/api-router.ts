@@ -75,7 +75,8 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
   for (const operation of api.getOperations() as (Operation & ContractExtensions)[]) {
     const operationId = operation.operationId as OperationId;
     // Seen from the router, every handler takes the generic input and returns some status and body.
-    const handler = options.handlers[operationId] as ((input: HandlerInput<OperationId>) => Promise<{ status: number; body?: unknown }>) | undefined;
+    const handler = options.handlers[operationId] as
+      ((input: HandlerInput<OperationId>) => Promise<{ status: number; body?: unknown }>) | undefined;
     const security = operation.security ?? options.document.security ?? [];
     const secured = security.length > 0;
     const pathParam = /\{(\w+)\}/.exec(operation.path)?.[1];
@@ -85,7 +86,10 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
       async (ctx: Context, next: () => Promise<unknown>) => {
         ctx.state.em = options.orm.em.fork();
         const access = await options.accessGate(ctx.state.em, {
-          address: ctx.ip, secured, bearer: bearerToken(ctx), apiKey: ctx.get('x-api-key') || undefined,
+          address: ctx.ip,
+          secured,
+          bearer: bearerToken(ctx),
+          apiKey: ctx.get('x-api-key') || undefined,
         });
         ctx.set(access.headers);
         const principal = access.principal;
@@ -105,7 +109,13 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
       async (ctx: Context) => {
         const query = parseQuery(ctx.querystring);
         const result = api.validator.validateRequest(
-          { method: ctx.method, path: ctx.path, headers: ctx.headers as never, query: query as never, body: ctx.request.body },
+          {
+            method: ctx.method,
+            path: ctx.path,
+            headers: ctx.headers as never,
+            query: query as never,
+            body: ctx.request.body,
+          },
           operation as never,
         );
         const errors = result.errors ?? [];

@@ -17,7 +17,8 @@ export function errorMiddleware(): Middleware {
       // Koa's own 404 (no route) and the router's 405 (wrong method) have no body yet.
       if (ctx.status >= 400 && ctx.body == null) {
         const code = ctx.status === 405 ? 'method_not_allowed' : 'not_found';
-        const message = ctx.status === 405 ? `${ctx.method} is not allowed on ${ctx.path}` : `No route for ${ctx.method} ${ctx.path}`;
+        const message =
+          ctx.status === 405 ? `${ctx.method} is not allowed on ${ctx.path}` : `No route for ${ctx.method} ${ctx.path}`;
         ctx.status = ctx.status === 405 ? 405 : 404;
         ctx.body = { error: code, message, errors: [{ message }] };
       }

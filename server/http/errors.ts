@@ -95,10 +95,17 @@ export function rateLimitHeaders(limit: number, remaining: number, resetInSecond
 export class RateLimited extends AppError {
   constructor(limit: number, current: number, resetInSeconds: number) {
     const message = `Rate limit exceeded. Try again in ${resetInSeconds} seconds.`;
-    super(429, 'rate_limit_exceeded', message, [{ message }], { details: { limit, current, reset_in_seconds: resetInSeconds } }, {
-      ...rateLimitHeaders(limit, 0, resetInSeconds),
-      'Retry-After': String(resetInSeconds),
-    });
+    super(
+      429,
+      'rate_limit_exceeded',
+      message,
+      [{ message }],
+      { details: { limit, current, reset_in_seconds: resetInSeconds } },
+      {
+        ...rateLimitHeaders(limit, 0, resetInSeconds),
+        'Retry-After': String(resetInSeconds),
+      },
+    );
   }
 }
 

@@ -6,7 +6,8 @@ import type { ErrorDetail } from './errors.ts';
  */
 export function nulCharacterProblems(value: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) found.push({ path: pointer, message: `${pointer.split('/').at(-1)} must not contain NUL characters` });
+    if (value.includes('\u0000'))
+      found.push({ path: pointer, message: `${pointer.split('/').at(-1)} must not contain NUL characters` });
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => nulCharacterProblems(item, `${pointer}/${index}`, found));
   } else if (value && typeof value === 'object') {

@@ -15,15 +15,27 @@ const SELECT = 'id, name, created_at, updated_at';
 
 /** The API's merchant object. */
 export function merchantView(row: MerchantRow) {
-  return { id: row.id, name: row.name, created_at: isoTimestamp(row.created_at), updated_at: isoTimestamp(row.updated_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+  };
 }
 
 export function searchMerchants(em: EntityManager, familyId: string, page: PageRequest) {
-  return pagedRows<MerchantRow>(em, { select: SELECT, from: 'merchants where family_id = ?', orderBy: 'lower(name), id', params: [familyId] }, page);
+  return pagedRows<MerchantRow>(
+    em,
+    { select: SELECT, from: 'merchants where family_id = ?', orderBy: 'lower(name), id', params: [familyId] },
+    page,
+  );
 }
 
 export async function findMerchant(em: EntityManager, familyId: string, id: string): Promise<MerchantRow> {
-  const [row] = await sql<MerchantRow>(em, `select ${SELECT} from merchants where id = ? and family_id = ?`, [id, familyId]);
+  const [row] = await sql<MerchantRow>(em, `select ${SELECT} from merchants where id = ? and family_id = ?`, [
+    id,
+    familyId,
+  ]);
   if (!row) throw NotFound.entity('Merchant');
   return row;
 }

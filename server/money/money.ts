@@ -40,7 +40,8 @@ export function toDecimal(value: number | string): string {
   if (!match || (match[2] === '' && !match[3])) throw new RangeError(`"${value}" is not a decimal number`);
   const fraction = (match[3] ?? '').padEnd(SCALE, '0');
   // Beyond 4 places the stored value is rounded half away from zero, as PostgreSQL does.
-  const scaled = BigInt(`${match[2] || '0'}${fraction.slice(0, SCALE)}`) + (Number(fraction[SCALE] ?? '0') >= 5 ? 1n : 0n);
+  const scaled =
+    BigInt(`${match[2] || '0'}${fraction.slice(0, SCALE)}`) + (Number(fraction[SCALE] ?? '0') >= 5 ? 1n : 0n);
   return fromScaled(match[1] === '-' ? -scaled : scaled);
 }
 

@@ -17,7 +17,13 @@ const VISIBLE = '(family_id is null or family_id = ?)';
 
 /** The API's security object. */
 export function securityView(row: SecurityRow) {
-  return { id: row.id, ticker: row.ticker, name: row.name, exchange_operating_mic: row.exchange_operating_mic, kind: row.kind };
+  return {
+    id: row.id,
+    ticker: row.ticker,
+    name: row.name,
+    exchange_operating_mic: row.exchange_operating_mic,
+    kind: row.kind,
+  };
 }
 
 export function searchSecurities(em: EntityManager, familyId: string, filters: { search?: string }, page: PageRequest) {
@@ -31,7 +37,10 @@ export function searchSecurities(em: EntityManager, familyId: string, filters: {
 }
 
 export async function findSecurity(em: EntityManager, familyId: string, id: string): Promise<SecurityRow> {
-  const [row] = await sql<SecurityRow>(em, `select ${SELECT} from securities where id = ? and ${VISIBLE}`, [id, familyId]);
+  const [row] = await sql<SecurityRow>(em, `select ${SELECT} from securities where id = ? and ${VISIBLE}`, [
+    id,
+    familyId,
+  ]);
   if (!row) throw NotFound.entity('Security');
   return row;
 }

@@ -16,11 +16,21 @@ const SELECT = 'id, name, color, created_at, updated_at';
 
 /** The API's tag object. */
 export function tagView(row: TagRow) {
-  return { id: row.id, name: row.name, color: row.color, created_at: isoTimestamp(row.created_at), updated_at: isoTimestamp(row.updated_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    color: row.color,
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+  };
 }
 
 export function searchTags(em: EntityManager, familyId: string, page: PageRequest) {
-  return pagedRows<TagRow>(em, { select: SELECT, from: 'tags where family_id = ?', orderBy: 'lower(name), id', params: [familyId] }, page);
+  return pagedRows<TagRow>(
+    em,
+    { select: SELECT, from: 'tags where family_id = ?', orderBy: 'lower(name), id', params: [familyId] },
+    page,
+  );
 }
 
 export async function findTag(em: EntityManager, familyId: string, id: string): Promise<TagRow> {

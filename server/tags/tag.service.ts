@@ -15,7 +15,11 @@ function cleanName(name: string): string {
   return trimmed;
 }
 
-export async function createTag(em: EntityManager, familyId: string, input: TagChanges & { name: string }): Promise<string> {
+export async function createTag(
+  em: EntityManager,
+  familyId: string,
+  input: TagChanges & { name: string },
+): Promise<string> {
   const tag = em.create(Tag, {
     family: em.getReference(Family, familyId),
     name: cleanName(input.name),

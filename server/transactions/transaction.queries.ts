@@ -116,7 +116,12 @@ export function transactionListing(familyId: string, filters: TransactionFilters
 }
 
 /** The family's transactions under `filters`. Used by the list endpoint and, later, jobs and the assistant. */
-export function searchTransactions(em: EntityManager, familyId: string, filters: TransactionFilters, page: PageRequest) {
+export function searchTransactions(
+  em: EntityManager,
+  familyId: string,
+  filters: TransactionFilters,
+  page: PageRequest,
+) {
   return pagedRows<TransactionRow>(em, transactionListing(familyId, filters), page);
 }
 

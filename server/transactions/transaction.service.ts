@@ -51,22 +51,31 @@ async function references(em: EntityManager, familyId: string, input: Transactio
   let tags: Tag[] | undefined;
   if (input.category_id) {
     category = await em.findOne(Category, { id: input.category_id, family: familyId });
-    if (!category) problems.push({ path: `${BODY}/category_id`, message: 'category_id does not match a category of this family' });
+    if (!category)
+      problems.push({ path: `${BODY}/category_id`, message: 'category_id does not match a category of this family' });
   } else if (input.category_id === null) category = null;
   if (input.merchant_id) {
     merchant = await em.findOne(Merchant, { id: input.merchant_id, family: familyId });
-    if (!merchant) problems.push({ path: `${BODY}/merchant_id`, message: 'merchant_id does not match a merchant of this family' });
+    if (!merchant)
+      problems.push({ path: `${BODY}/merchant_id`, message: 'merchant_id does not match a merchant of this family' });
   } else if (input.merchant_id === null) merchant = null;
   if (input.tag_ids !== undefined) {
     const wanted = [...new Set(input.tag_ids)];
     tags = wanted.length ? await em.find(Tag, { id: { $in: wanted }, family: familyId }) : [];
     const found = new Set(tags.map((tag) => tag.id));
     wanted.forEach((id, index) => {
-      if (!found.has(id)) problems.push({ path: `${BODY}/tag_ids/${index}`, message: `tag ${id} does not match a tag of this family` });
+      if (!found.has(id))
+        problems.push({ path: `${BODY}/tag_ids/${index}`, message: `tag ${id} does not match a tag of this family` });
     });
   }
   if (problems.length) throw new ValidationFailed(problems);
-  return { category: category ?? null, merchant: merchant ?? null, tags, categoryGiven: input.category_id !== undefined, merchantGiven: input.merchant_id !== undefined };
+  return {
+    category: category ?? null,
+    merchant: merchant ?? null,
+    tags,
+    categoryGiven: input.category_id !== undefined,
+    merchantGiven: input.merchant_id !== undefined,
+  };
 }
 
 function tagsFor(em: EntityManager, detail: Transaction, tags: Tag[]): void {
@@ -100,7 +109,12 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
 }
 
 /** Changes what the client sent; omitted fields (and omitted `tag_ids`) stay as they are, `tag_ids: []` clears tags. */
-export async function updateTransaction(em: EntityManager, familyId: string, id: string, input: TransactionInput): Promise<void> {
+export async function updateTransaction(
+  em: EntityManager,
+  familyId: string,
+  id: string,
+  input: TransactionInput,
+): Promise<void> {
   checkInput(input);
   const entry = await em.findOne(Entry, { id, family: familyId, entryableType: 'Transaction' });
   if (!entry) throw NotFound.entity('Transaction');

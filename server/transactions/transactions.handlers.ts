@@ -4,7 +4,8 @@ import { findTransaction, searchTransactions } from './transaction.queries.ts';
 import { createTransaction, deleteTransaction, updateTransaction } from './transaction.service.ts';
 import { transactionView } from './transaction.view.ts';
 
-type TransactionOperations = 'listTransactions' | 'getTransaction' | 'createTransaction' | 'updateTransaction' | 'deleteTransaction';
+type TransactionOperations =
+  'listTransactions' | 'getTransaction' | 'createTransaction' | 'updateTransaction' | 'deleteTransaction';
 
 export const transactionsHandlers: Handlers<TransactionOperations> = {
   async listTransactions({ em, principal, query }) {

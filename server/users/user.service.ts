@@ -25,7 +25,10 @@ export async function createUserWithFamily(em: EntityManager, input: NewUser): P
   const passwordHash = await hashPassword(input.password);
   try {
     return await em.transactional(async (tx) => {
-      const family = tx.create(Family, { name: input.familyName, ...(input.currency ? { currency: input.currency } : {}) });
+      const family = tx.create(Family, {
+        name: input.familyName,
+        ...(input.currency ? { currency: input.currency } : {}),
+      });
       const user = tx.create(User, {
         family,
         email: input.email.trim().toLowerCase(),

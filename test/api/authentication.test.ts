@@ -47,9 +47,13 @@ describe('API keys', () => {
   });
 
   it('refuses an expired key and accepts one that has not expired yet', async () => {
-    const expired = await server.api.call('listTags', { key: await keyFor({ expiresAt: new Date(Date.now() - 1000) }) });
+    const expired = await server.api.call('listTags', {
+      key: await keyFor({ expiresAt: new Date(Date.now() - 1000) }),
+    });
     expect(expired.status).toBe(401);
-    const fresh = await server.api.call('listTags', { key: await keyFor({ expiresAt: new Date(Date.now() + 3_600_000) }) });
+    const fresh = await server.api.call('listTags', {
+      key: await keyFor({ expiresAt: new Date(Date.now() + 3_600_000) }),
+    });
     expect(fresh.status).toBe(200);
   });
 
@@ -99,11 +103,14 @@ describe('scopes', () => {
 });
 
 describe('operations not built yet', () => {
-  it.each(['listTrades', 'listHoldings', 'listImports'] as const)('%s answers 501 not_implemented in the error shape', async (operationId) => {
-    const response = await server.api.call(operationId, { key: household.readKey });
-    expect(response.status).toBe(501);
-    expect(response.body.error).toBe('not_implemented');
-  });
+  it.each(['listTrades', 'listHoldings', 'listImports'] as const)(
+    '%s answers 501 not_implemented in the error shape',
+    async (operationId) => {
+      const response = await server.api.call(operationId, { key: household.readKey });
+      expect(response.status).toBe(501);
+      expect(response.body.error).toBe('not_implemented');
+    },
+  );
 });
 
 describe('routes outside the contract', () => {

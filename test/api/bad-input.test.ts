@@ -14,7 +14,9 @@ const document = loadOpenApiDocument();
 const writeOperations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
   Object.entries(item ?? {}).flatMap(([method, operation]) => {
     const op = operation as { operationId?: OperationId; requestBody?: unknown };
-    return op.operationId && op.requestBody && handlers[op.operationId] ? [{ id: op.operationId, method: method.toUpperCase(), path }] : [];
+    return op.operationId && op.requestBody && handlers[op.operationId]
+      ? [{ id: op.operationId, method: method.toUpperCase(), path }]
+      : [];
   }),
 );
 
@@ -27,7 +29,11 @@ beforeAll(async () => {
   household = await createHousehold(server);
   const fixtures = await createFixtures(server, household.writeKey);
   const transaction = await createTransaction(server, household.writeKey, {
-    account_id: fixtures.accounts.checking.id, date: '2026-01-02', amount: 10, name: 'Existing', tag_ids: [fixtures.tags.work.id],
+    account_id: fixtures.accounts.checking.id,
+    date: '2026-01-02',
+    amount: 10,
+    name: 'Existing',
+    tag_ids: [fixtures.tags.work.id],
   });
   Object.assign(ids, { Tag: fixtures.tags.work.id, Transaction: transaction.id });
 });
@@ -35,9 +41,25 @@ afterAll(() => server?.close());
 
 /** Row counts of every table the API writes to. */
 async function snapshot() {
-  const tables = ['families', 'users', 'api_keys', 'accounts', 'categories', 'merchants', 'tags', 'taggings', 'securities', 'entries', 'transactions'];
-  const [row] = await server.query(`select ${tables.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`);
-  const [latest] = await server.query(`select max(updated_at) as tags, (select max(updated_at) from entries) as entries from tags`);
+  const tables = [
+    'families',
+    'users',
+    'api_keys',
+    'accounts',
+    'categories',
+    'merchants',
+    'tags',
+    'taggings',
+    'securities',
+    'entries',
+    'transactions',
+  ];
+  const [row] = await server.query(
+    `select ${tables.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`,
+  );
+  const [latest] = await server.query(
+    `select max(updated_at) as tags, (select max(updated_at) from entries) as entries from tags`,
+  );
   return { ...row, latest };
 }
 
@@ -56,13 +78,21 @@ const cases: [string, string, number, string][] = [
   ['a JSON string instead of an object', '"text"', 422, 'validation_failed'],
   ['JSON null', 'null', 422, 'validation_failed'],
   ['an empty object', '{}', 422, 'validation_failed'],
-  ['the wrapper of the wrong type', '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1}', 422, 'validation_failed'],
+  [
+    'the wrapper of the wrong type',
+    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1}',
+    422,
+    'validation_failed',
+  ],
 ];
 
 describe.each(writeOperations)('$id ($method $path) with bad input', (operation) => {
   it.each(cases)('answers %s with the documented error and writes nothing', async (_, body, status, code) => {
     const before = await snapshot();
-    const response = await server.api.request(operation.method, concretePath(operation), { key: household.writeKey, body });
+    const response = await server.api.request(operation.method, concretePath(operation), {
+      key: household.writeKey,
+      body,
+    });
     expect(response.status).toBe(status);
     expect(response.body.error).toBe(code);
     expect(response.body.errors.length).toBeGreaterThan(0);
@@ -83,6 +113,14 @@ describe.each(writeOperations)('$id ($method $path) with bad input', (operation)
 
 it('covers every implemented write operation', () => {
   expect(writeOperations.map((operation) => operation.id).sort()).toEqual(
-    ['createAccount', 'createCategory', 'createMerchant', 'createTag', 'createTransaction', 'updateTag', 'updateTransaction'].sort(),
+    [
+      'createAccount',
+      'createCategory',
+      'createMerchant',
+      'createTag',
+      'createTransaction',
+      'updateTag',
+      'updateTransaction',
+    ].sort(),
   );
 });

@@ -17,11 +17,15 @@ const count = async () => (await server.query<{ n: number }>('select count(*)::i
 
 describe('createCategory', () => {
   it('creates a category with a parent and shows the parent by id and name', async () => {
-    const parent = await server.api.call('createCategory', { key: household.writeKey, body: { category: { name: 'Food', color: '#EB5429', icon: 'utensils' } } });
+    const parent = await server.api.call('createCategory', {
+      key: household.writeKey,
+      body: { category: { name: 'Food', color: '#EB5429', icon: 'utensils' } },
+    });
     expect(parent.status).toBe(201);
     expect(parent.body.data).toMatchObject({ name: 'Food', color: '#EB5429', icon: 'utensils', parent: null });
     const child = await server.api.call('createCategory', {
-      key: household.writeKey, body: { category: { name: 'Groceries', parent_id: parent.body.data.id } },
+      key: household.writeKey,
+      body: { category: { name: 'Groceries', parent_id: parent.body.data.id } },
     });
     expect(child.status).toBe(201);
     expect(child.body.data.parent).toEqual({ id: parent.body.data.id, name: 'Food' });
@@ -30,14 +34,20 @@ describe('createCategory', () => {
 
   it('refuses a duplicate name whatever its case, and keeps the table unchanged', async () => {
     const before = await count();
-    const response = await server.api.call('createCategory', { key: household.writeKey, body: { category: { name: 'fOOD' } } });
+    const response = await server.api.call('createCategory', {
+      key: household.writeKey,
+      body: { category: { name: 'fOOD' } },
+    });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual([{ path: '/body/category/name', message: 'name has already been taken' }]);
     expect(await count()).toBe(before);
   });
 
   it('lets another family use the same name', async () => {
-    const response = await server.api.call('createCategory', { key: other.writeKey, body: { category: { name: 'Food' } } });
+    const response = await server.api.call('createCategory', {
+      key: other.writeKey,
+      body: { category: { name: 'Food' } },
+    });
     expect(response.status).toBe(201);
   });
 
@@ -61,15 +71,22 @@ describe('createCategory', () => {
     const foreign = await server.api.call('listCategories', { key: other.readKey });
     const before = await count();
     const response = await server.api.call('createCategory', {
-      key: household.writeKey, body: { category: { name: 'Sneaky', parent_id: foreign.body.data[0].id } },
+      key: household.writeKey,
+      body: { category: { name: 'Sneaky', parent_id: foreign.body.data[0].id } },
     });
     expect(response.status).toBe(422);
-    expect(response.body.errors[0]).toEqual({ path: '/body/category/parent_id', message: 'parent_id does not match a category of this family' });
+    expect(response.body.errors[0]).toEqual({
+      path: '/body/category/parent_id',
+      message: 'parent_id does not match a category of this family',
+    });
     expect(await count()).toBe(before);
   });
 
   it('answers malformed JSON with 400 bad_request', async () => {
-    const response = await server.api.request('POST', '/api/v1/categories', { key: household.writeKey, body: '{"category": {' });
+    const response = await server.api.request('POST', '/api/v1/categories', {
+      key: household.writeKey,
+      body: '{"category": {',
+    });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('bad_request');
   });
@@ -86,7 +103,9 @@ describe('listCategories and getCategory', () => {
 
   it("shows a category, and another family's is 404", async () => {
     const [food] = (await server.api.call('listCategories', { key: household.readKey })).body.data;
-    expect((await server.api.call('getCategory', { key: household.readKey, params: { id: food.id } })).body.data).toEqual(food);
+    expect(
+      (await server.api.call('getCategory', { key: household.readKey, params: { id: food.id } })).body.data,
+    ).toEqual(food);
     const foreign = await server.api.call('getCategory', { key: other.readKey, params: { id: food.id } });
     expect(foreign.status).toBe(404);
     expect(foreign.body.message).toBe('Category not found');

@@ -18,17 +18,25 @@ const count = async () => (await server.query<{ n: number }>('select count(*)::i
 describe('merchants', () => {
   it('creates, lists by name and shows merchants', async () => {
     for (const name of ['Shell', 'amazon', 'Blue Bottle']) {
-      expect((await server.api.call('createMerchant', { key: household.writeKey, body: { merchant: { name } } })).status).toBe(201);
+      expect(
+        (await server.api.call('createMerchant', { key: household.writeKey, body: { merchant: { name } } })).status,
+      ).toBe(201);
     }
     const list = await server.api.call('listMerchants', { key: household.readKey });
     expect(list.body.data.map((m: { name: string }) => m.name)).toEqual(['amazon', 'Blue Bottle', 'Shell']);
-    const shown = await server.api.call('getMerchant', { key: household.readKey, params: { id: list.body.data[0].id } });
+    const shown = await server.api.call('getMerchant', {
+      key: household.readKey,
+      params: { id: list.body.data[0].id },
+    });
     expect(shown.body.data).toEqual(list.body.data[0]);
   });
 
   it('trims names and refuses duplicates ignoring case', async () => {
     const before = await count();
-    const response = await server.api.call('createMerchant', { key: household.writeKey, body: { merchant: { name: '  SHELL ' } } });
+    const response = await server.api.call('createMerchant', {
+      key: household.writeKey,
+      body: { merchant: { name: '  SHELL ' } },
+    });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual([{ path: '/body/merchant/name', message: 'name has already been taken' }]);
     expect(await count()).toBe(before);

@@ -21,7 +21,9 @@ describe('rate limits with the default settings', () => {
     const first = await server.api.call('listTags', { key: household.readKey });
     const second = await server.api.call('listTags', { key: household.readKey });
     expect(first.headers.get('x-ratelimit-limit')).toBe('10000');
-    expect(Number(first.headers.get('x-ratelimit-remaining')) - Number(second.headers.get('x-ratelimit-remaining'))).toBe(1);
+    expect(
+      Number(first.headers.get('x-ratelimit-remaining')) - Number(second.headers.get('x-ratelimit-remaining')),
+    ).toBe(1);
     const reset = Number(second.headers.get('x-ratelimit-reset'));
     expect(reset).toBeGreaterThan(0);
     expect(reset).toBeLessThanOrEqual(3600);
@@ -38,7 +40,8 @@ describe('rate limits when spent', () => {
   afterAll(() => server?.close());
 
   it('answers 429 in the error shape once a credential has used its requests', async () => {
-    for (let i = 0; i < 3; i++) expect((await server.api.call('listTags', { key: household.readKey })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await server.api.call('listTags', { key: household.readKey })).status).toBe(200);
     const refused = await server.api.call('listTags', { key: household.readKey });
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({
@@ -52,7 +55,13 @@ describe('rate limits when spent', () => {
 
   it('counts credentials apart, and in PostgreSQL so that every process shares the count', async () => {
     // A second app process-equivalent on the same database: its requests spend the same counters.
-    const config = { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, rateLimitPerCredential: 3, rateLimitPerAddress: 8, rateLimitWindowSeconds: 600 };
+    const config = {
+      ...loadConfig({}),
+      jsonBodyLimit: TEST_JSON_LIMIT,
+      rateLimitPerCredential: 3,
+      rateLimitPerAddress: 8,
+      rateLimitWindowSeconds: 600,
+    };
     const app = await createApp({ config, orm: server.orm, logger: pino({ level: 'silent' }) });
     const twin = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => twin.once('listening', resolve));
@@ -89,7 +98,10 @@ describe('pruneRateLimits', () => {
 
   it('forgets counters whose window has ended and keeps live ones', async () => {
     const now = Date.now();
-    await server.query(`insert into rate_limits (key, points, expire) values ('address:gone', 5, $1), ('address:live', 5, $2)`, [now - 1000, now + 60_000]);
+    await server.query(
+      `insert into rate_limits (key, points, expire) values ('address:gone', 5, $1), ('address:live', 5, $2)`,
+      [now - 1000, now + 60_000],
+    );
     expect(await pruneRateLimits(server.em())).toBe(1);
     expect(await server.query('select key from rate_limits')).toEqual([{ key: 'address:live' }]);
   });

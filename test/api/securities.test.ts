@@ -15,8 +15,16 @@ beforeAll(async () => {
   const em = server.em();
   em.create(Security, { ticker: 'VTI', name: 'Vanguard Total Stock Market ETF', exchangeOperatingMic: 'ARCX' });
   em.create(Security, { ticker: 'BTC', name: 'Bitcoin', kind: 'standard' });
-  em.create(Security, { ticker: 'MYCO', name: 'Family private holding', family: em.getReference(Family, household.familyId) });
-  em.create(Security, { ticker: 'THEIRS', name: 'Other family holding', family: em.getReference(Family, other.familyId) });
+  em.create(Security, {
+    ticker: 'MYCO',
+    name: 'Family private holding',
+    family: em.getReference(Family, household.familyId),
+  });
+  em.create(Security, {
+    ticker: 'THEIRS',
+    name: 'Other family holding',
+    family: em.getReference(Family, other.familyId),
+  });
   await em.flush();
 });
 afterAll(() => server?.close());
@@ -33,13 +41,20 @@ describe('securities', () => {
     const byName = await server.api.call('listSecurities', { key: household.readKey, query: { search: 'vanguard' } });
     expect(byName.body.data.map((s: { ticker: string }) => s.ticker)).toEqual(['VTI']);
     const byTicker = await server.api.call('listSecurities', { key: household.readKey, query: { search: 'btc' } });
-    expect(byTicker.body.data).toEqual([{ id: expect.any(String), ticker: 'BTC', name: 'Bitcoin', exchange_operating_mic: null, kind: 'standard' }]);
+    expect(byTicker.body.data).toEqual([
+      { id: expect.any(String), ticker: 'BTC', name: 'Bitcoin', exchange_operating_mic: null, kind: 'standard' },
+    ]);
   });
 
   it("shows a visible security; another family's own is 404", async () => {
-    const list = (await server.api.call('listSecurities', { key: other.readKey })).body.data as { id: string; ticker: string }[];
+    const list = (await server.api.call('listSecurities', { key: other.readKey })).body.data as {
+      id: string;
+      ticker: string;
+    }[];
     const theirs = list.find((s) => s.ticker === 'THEIRS')!;
     expect((await server.api.call('getSecurity', { key: other.readKey, params: { id: theirs.id } })).status).toBe(200);
-    expect((await server.api.call('getSecurity', { key: household.readKey, params: { id: theirs.id } })).status).toBe(404);
+    expect((await server.api.call('getSecurity', { key: household.readKey, params: { id: theirs.id } })).status).toBe(
+      404,
+    );
   });
 });

@@ -16,7 +16,10 @@ afterAll(() => server?.close());
 const rows = () => server.query<{ name: string; color: string }>('select name, color from tags order by name');
 
 async function createTag(name: string, color?: string) {
-  const response = await server.api.call('createTag', { key: household.writeKey, body: { tag: { name, ...(color ? { color } : {}) } } });
+  const response = await server.api.call('createTag', {
+    key: household.writeKey,
+    body: { tag: { name, ...(color ? { color } : {}) } },
+  });
   expect(response.status).toBe(201);
   return response.body.data as { id: string; name: string; color: string };
 }
@@ -31,11 +34,19 @@ describe('tags', () => {
 
   it('updates name and colour, and refuses a name taken by another tag', async () => {
     const tag = await createTag('Work', '#112233');
-    const renamed = await server.api.call('updateTag', { key: household.writeKey, params: { id: tag.id }, body: { tag: { name: 'Business' } } });
+    const renamed = await server.api.call('updateTag', {
+      key: household.writeKey,
+      params: { id: tag.id },
+      body: { tag: { name: 'Business' } },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.data).toMatchObject({ id: tag.id, name: 'Business', color: '#112233' });
     const before = await rows();
-    const clash = await server.api.call('updateTag', { key: household.writeKey, params: { id: tag.id }, body: { tag: { name: 'vacation' } } });
+    const clash = await server.api.call('updateTag', {
+      key: household.writeKey,
+      params: { id: tag.id },
+      body: { tag: { name: 'vacation' } },
+    });
     expect(clash.status).toBe(422);
     expect(clash.body.errors).toEqual([{ path: '/body/tag/name', message: 'name has already been taken' }]);
     expect(await rows()).toEqual(before);
@@ -44,7 +55,11 @@ describe('tags', () => {
   it('refuses a bad colour on update and changes nothing', async () => {
     const [tag] = (await server.api.call('listTags', { key: household.readKey })).body.data;
     const before = await rows();
-    const response = await server.api.call('updateTag', { key: household.writeKey, params: { id: tag.id }, body: { tag: { color: 'red' } } });
+    const response = await server.api.call('updateTag', {
+      key: household.writeKey,
+      params: { id: tag.id },
+      body: { tag: { color: 'red' } },
+    });
     expect(response.status).toBe(422);
     expect(response.body.errors[0].path).toBe('/body/tag/color');
     expect(await rows()).toEqual(before);
@@ -63,7 +78,15 @@ describe('tags', () => {
 
   it('refuses changes with a read key', async () => {
     const [tag] = (await server.api.call('listTags', { key: household.readKey })).body.data;
-    expect((await server.api.call('updateTag', { key: household.readKey, params: { id: tag.id }, body: { tag: { name: 'x' } } })).status).toBe(403);
+    expect(
+      (
+        await server.api.call('updateTag', {
+          key: household.readKey,
+          params: { id: tag.id },
+          body: { tag: { name: 'x' } },
+        })
+      ).status,
+    ).toBe(403);
     expect((await server.api.call('deleteTag', { key: household.readKey, params: { id: tag.id } })).status).toBe(403);
   });
 });

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
 import {
-  createFixtures, createTransaction, rowCounts, storedTransaction, type Fixtures, type RowCounts,
+  createFixtures,
+  createTransaction,
+  rowCounts,
+  storedTransaction,
+  type Fixtures,
+  type RowCounts,
 } from '../support/transactions-fixtures.ts';
 
 let server: TestServer;
@@ -23,7 +28,13 @@ afterAll(() => server?.close());
 
 /** A complete, valid body; tests remove or spoil one field of it. */
 function valid(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { account_id: fx.accounts.checking.id, date: '2024-03-27', amount: 12.5, name: 'Blue Bottle Coffee', ...overrides };
+  return {
+    account_id: fx.accounts.checking.id,
+    date: '2024-03-27',
+    amount: 12.5,
+    name: 'Blue Bottle Coffee',
+    ...overrides,
+  };
 }
 
 function without(field: string): Record<string, unknown> {
@@ -68,8 +79,15 @@ describe('createTransaction: success', () => {
       key: household.writeKey,
       body: {
         transaction: {
-          account_id: checking.id, date: '2024-03-27', amount: 12.5, name: 'Blue Bottle Coffee', notes: 'flat white',
-          nature: 'expense', category_id: dining.id, merchant_id: blueBottle.id, tag_ids: [work.id, reimbursable.id],
+          account_id: checking.id,
+          date: '2024-03-27',
+          amount: 12.5,
+          name: 'Blue Bottle Coffee',
+          notes: 'flat white',
+          nature: 'expense',
+          category_id: dining.id,
+          merchant_id: blueBottle.id,
+          tag_ids: [work.id, reimbursable.id],
         },
       },
     });
@@ -99,13 +117,29 @@ describe('createTransaction: success', () => {
   it('stores the entry, its details and one tagging per tag', async () => {
     const { reimbursable, work } = fx.tags;
     const before = await rowCounts(server);
-    const data = await createTransaction(server, household.writeKey, valid({
-      category_id: fx.categories.dining.id, merchant_id: fx.merchants.blueBottle.id, tag_ids: [work.id, reimbursable.id],
-    }));
-    expect(await rowCounts(server)).toEqual({ entries: before.entries + 1, transactions: before.transactions + 1, taggings: before.taggings + 2 });
+    const data = await createTransaction(
+      server,
+      household.writeKey,
+      valid({
+        category_id: fx.categories.dining.id,
+        merchant_id: fx.merchants.blueBottle.id,
+        tag_ids: [work.id, reimbursable.id],
+      }),
+    );
+    expect(await rowCounts(server)).toEqual({
+      entries: before.entries + 1,
+      transactions: before.transactions + 1,
+      taggings: before.taggings + 2,
+    });
     expect(await storedTransaction(server, data.id)).toMatchObject({
-      account_id: fx.accounts.checking.id, amount: '12.5000', currency: 'USD', date: '2024-03-27', name: 'Blue Bottle Coffee',
-      category_id: fx.categories.dining.id, merchant_id: fx.merchants.blueBottle.id, tag_ids: [reimbursable.id, work.id].sort(),
+      account_id: fx.accounts.checking.id,
+      amount: '12.5000',
+      currency: 'USD',
+      date: '2024-03-27',
+      name: 'Blue Bottle Coffee',
+      category_id: fx.categories.dining.id,
+      merchant_id: fx.merchants.blueBottle.id,
+      tag_ids: [reimbursable.id, work.id].sort(),
     });
   });
 
@@ -123,19 +157,34 @@ describe('createTransaction: success', () => {
 
   it('nature income stores a negative amount', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: 50, nature: 'income' }));
-    expect(data).toMatchObject({ amount: '$50.00', amount_cents: 5000, signed_amount_cents: -5000, classification: 'income' });
+    expect(data).toMatchObject({
+      amount: '$50.00',
+      amount_cents: 5000,
+      signed_amount_cents: -5000,
+      classification: 'income',
+    });
     expect((await storedTransaction(server, data.id))!.amount).toBe('-50.0000');
   });
 
   it('nature inflow stores a negative amount, even when sent negative', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: -20, nature: 'inflow' }));
-    expect(data).toMatchObject({ amount: '$20.00', amount_cents: 2000, signed_amount_cents: -2000, classification: 'income' });
+    expect(data).toMatchObject({
+      amount: '$20.00',
+      amount_cents: 2000,
+      signed_amount_cents: -2000,
+      classification: 'income',
+    });
     expect((await storedTransaction(server, data.id))!.amount).toBe('-20.0000');
   });
 
   it('nature expense stores a positive amount, even when sent negative', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: -8.25, nature: 'expense' }));
-    expect(data).toMatchObject({ amount: '$8.25', amount_cents: 825, signed_amount_cents: 825, classification: 'expense' });
+    expect(data).toMatchObject({
+      amount: '$8.25',
+      amount_cents: 825,
+      signed_amount_cents: 825,
+      classification: 'expense',
+    });
     expect((await storedTransaction(server, data.id))!.amount).toBe('8.2500');
   });
 
@@ -147,7 +196,12 @@ describe('createTransaction: success', () => {
 
   it('no nature keeps a negative amount as sent (income)', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: -15 }));
-    expect(data).toMatchObject({ amount: '$15.00', amount_cents: 1500, signed_amount_cents: -1500, classification: 'income' });
+    expect(data).toMatchObject({
+      amount: '$15.00',
+      amount_cents: 1500,
+      signed_amount_cents: -1500,
+      classification: 'income',
+    });
     expect((await storedTransaction(server, data.id))!.amount).toBe('-15.0000');
   });
 
@@ -163,45 +217,87 @@ describe('createTransaction: success', () => {
   });
 
   it('uses description as the name when name is absent', async () => {
-    const data = await createTransaction(server, household.writeKey, { ...without('name'), description: 'Payroll ACME Corp' });
+    const data = await createTransaction(server, household.writeKey, {
+      ...without('name'),
+      description: 'Payroll ACME Corp',
+    });
     expect(data.name).toBe('Payroll ACME Corp');
     expect((await storedTransaction(server, data.id))!.name).toBe('Payroll ACME Corp');
   });
 
   it('prefers name over description when both are sent', async () => {
-    const data = await createTransaction(server, household.writeKey, valid({ name: 'The name', description: 'The description' }));
+    const data = await createTransaction(
+      server,
+      household.writeKey,
+      valid({ name: 'The name', description: 'The description' }),
+    );
     expect(data.name).toBe('The name');
   });
 
   it('defaults the currency to the family currency (EUR, formatted with €)', async () => {
     const euro = await createHousehold(server, { currency: 'EUR' });
-    const account = await server.api.call('createAccount', { key: euro.writeKey, body: { account: { name: 'Girokonto', account_type: 'depository' } } });
-    const data = await createTransaction(server, euro.writeKey, { account_id: account.body.data.id, date: '2024-03-27', amount: 12.5, name: 'Bäckerei' });
+    const account = await server.api.call('createAccount', {
+      key: euro.writeKey,
+      body: { account: { name: 'Girokonto', account_type: 'depository' } },
+    });
+    const data = await createTransaction(server, euro.writeKey, {
+      account_id: account.body.data.id,
+      date: '2024-03-27',
+      amount: 12.5,
+      name: 'Bäckerei',
+    });
     expect(data).toMatchObject({ currency: 'EUR', amount: '€12.50', amount_cents: 1250, signed_amount_cents: 1250 });
     expect((await storedTransaction(server, data.id))!.currency).toBe('EUR');
   });
 
   it('JPY has no decimals: amount_cents counts yen', async () => {
     const yen = await createHousehold(server, { currency: 'JPY' });
-    const account = await server.api.call('createAccount', { key: yen.writeKey, body: { account: { name: 'Futsuu', account_type: 'depository' } } });
-    const data = await createTransaction(server, yen.writeKey, { account_id: account.body.data.id, date: '2024-03-27', amount: 1500, name: 'Ramen', nature: 'expense' });
+    const account = await server.api.call('createAccount', {
+      key: yen.writeKey,
+      body: { account: { name: 'Futsuu', account_type: 'depository' } },
+    });
+    const data = await createTransaction(server, yen.writeKey, {
+      account_id: account.body.data.id,
+      date: '2024-03-27',
+      amount: 1500,
+      name: 'Ramen',
+      nature: 'expense',
+    });
     expect(data).toMatchObject({ currency: 'JPY', amount: '¥1,500', amount_cents: 1500, signed_amount_cents: 1500 });
   });
 
   it('an explicit currency overrides the family currency', async () => {
-    const data = await createTransaction(server, household.writeKey, valid({ amount: 1500, currency: 'JPY', nature: 'income' }));
-    expect(data).toMatchObject({ currency: 'JPY', amount: '¥1,500', amount_cents: 1500, signed_amount_cents: -1500, classification: 'income' });
+    const data = await createTransaction(
+      server,
+      household.writeKey,
+      valid({ amount: 1500, currency: 'JPY', nature: 'income' }),
+    );
+    expect(data).toMatchObject({
+      currency: 'JPY',
+      amount: '¥1,500',
+      amount_cents: 1500,
+      signed_amount_cents: -1500,
+      classification: 'income',
+    });
   });
 
   it('the same tag twice is attached once', async () => {
     const before = await rowCounts(server);
-    const data = await createTransaction(server, household.writeKey, valid({ tag_ids: [fx.tags.work.id, fx.tags.work.id] }));
+    const data = await createTransaction(
+      server,
+      household.writeKey,
+      valid({ tag_ids: [fx.tags.work.id, fx.tags.work.id] }),
+    );
     expect(data.tags.map((tag) => tag.id)).toEqual([fx.tags.work.id]);
     expect((await rowCounts(server)).taggings).toBe(before.taggings + 1);
   });
 
   it('null category_id and merchant_id mean none', async () => {
-    const data = await createTransaction(server, household.writeKey, valid({ category_id: null, merchant_id: null, notes: null }));
+    const data = await createTransaction(
+      server,
+      household.writeKey,
+      valid({ category_id: null, merchant_id: null, notes: null }),
+    );
     expect(data).toMatchObject({ category: null, merchant: null, notes: null });
   });
 });
@@ -218,9 +314,12 @@ describe('createTransaction: missing fields', () => {
     const response = await rejected({ transaction: {} });
     expect(response.status).toBe(422);
     expect(response.body.error).toBe('validation_failed');
-    expect(paths(response).sort()).toEqual(
-      ['/body/transaction/account_id', '/body/transaction/amount', '/body/transaction/date', '/body/transaction/name'],
-    );
+    expect(paths(response).sort()).toEqual([
+      '/body/transaction/account_id',
+      '/body/transaction/amount',
+      '/body/transaction/date',
+      '/body/transaction/name',
+    ]);
   });
 
   it('amount and name missing -> 422 naming both, nothing written', async () => {
@@ -335,13 +434,13 @@ describe('createTransaction: references', () => {
     expect(response.body).toMatchObject({ error: 'not_found', message: 'Account not found' });
   });
 
-  it('another family\'s account -> 404 not_found, nothing written', async () => {
+  it("another family's account -> 404 not_found, nothing written", async () => {
     const response = await rejected({ transaction: valid({ account_id: otherFx.accounts.checking.id }) });
     expect(response.status).toBe(404);
     expect(response.body).toMatchObject({ error: 'not_found', message: 'Account not found' });
   });
 
-  it('another family\'s category -> 422 at /body/transaction/category_id, nothing written', async () => {
+  it("another family's category -> 422 at /body/transaction/category_id, nothing written", async () => {
     await expect422At(valid({ category_id: otherFx.categories.dining.id }), '/body/transaction/category_id');
   });
 
@@ -349,11 +448,11 @@ describe('createTransaction: references', () => {
     await expect422At(valid({ category_id: randomUUID() }), '/body/transaction/category_id');
   });
 
-  it('another family\'s merchant -> 422 at /body/transaction/merchant_id, nothing written', async () => {
+  it("another family's merchant -> 422 at /body/transaction/merchant_id, nothing written", async () => {
     await expect422At(valid({ merchant_id: otherFx.merchants.blueBottle.id }), '/body/transaction/merchant_id');
   });
 
-  it('another family\'s tag among own tags -> 422 at its index, nothing written', async () => {
+  it("another family's tag among own tags -> 422 at its index, nothing written", async () => {
     await expect422At(valid({ tag_ids: [fx.tags.work.id, otherFx.tags.work.id] }), '/body/transaction/tag_ids/1');
   });
 
@@ -362,11 +461,19 @@ describe('createTransaction: references', () => {
   });
 
   it('several foreign references are each reported', async () => {
-    const response = await rejected({ transaction: valid({
-      category_id: otherFx.categories.dining.id, merchant_id: otherFx.merchants.blueBottle.id, tag_ids: [otherFx.tags.work.id],
-    }) });
+    const response = await rejected({
+      transaction: valid({
+        category_id: otherFx.categories.dining.id,
+        merchant_id: otherFx.merchants.blueBottle.id,
+        tag_ids: [otherFx.tags.work.id],
+      }),
+    });
     expect(response.status).toBe(422);
-    expect(paths(response).sort()).toEqual(['/body/transaction/category_id', '/body/transaction/merchant_id', '/body/transaction/tag_ids/0']);
+    expect(paths(response).sort()).toEqual([
+      '/body/transaction/category_id',
+      '/body/transaction/merchant_id',
+      '/body/transaction/tag_ids/0',
+    ]);
   });
 });
 
@@ -374,7 +481,10 @@ describe('createTransaction: credentials', () => {
   it('a read key -> 403 insufficient_scope, nothing written', async () => {
     const response = await rejected({ transaction: valid() }, { key: household.readKey });
     expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({ error: 'insufficient_scope', message: "This action requires the 'read_write' scope" });
+    expect(response.body).toMatchObject({
+      error: 'insufficient_scope',
+      message: "This action requires the 'read_write' scope",
+    });
   });
 
   it('a read key with a malformed body is still 403 (scope before body)', async () => {
@@ -386,16 +496,22 @@ describe('createTransaction: credentials', () => {
   it('no key -> 401, nothing written', async () => {
     const response = await rejected({ transaction: valid() }, { key: undefined });
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ error: 'unauthorized', message: 'Access token or API key is invalid, expired, or missing' });
+    expect(response.body).toMatchObject({
+      error: 'unauthorized',
+      message: 'Access token or API key is invalid, expired, or missing',
+    });
   });
 
   it('an unknown key -> 401, nothing written', async () => {
     const response = await rejected({ transaction: valid() }, { key: randomBytes(32).toString('hex') });
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ error: 'unauthorized', message: 'Access token or API key is invalid, expired, or missing' });
+    expect(response.body).toMatchObject({
+      error: 'unauthorized',
+      message: 'Access token or API key is invalid, expired, or missing',
+    });
   });
 
-  it('the other family\'s key cannot book on this family\'s account -> 404, nothing written', async () => {
+  it("the other family's key cannot book on this family's account -> 404, nothing written", async () => {
     const response = await rejected({ transaction: valid() }, { key: other.writeKey });
     expect(response.status).toBe(404);
   });

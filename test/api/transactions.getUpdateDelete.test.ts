@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import {
-  createFixtures, createTransaction, rowCounts, storedTransaction, type Fixtures, type TransactionData,
+  createFixtures,
+  createTransaction,
+  rowCounts,
+  storedTransaction,
+  type Fixtures,
+  type TransactionData,
 } from '../support/transactions-fixtures.ts';
 
 let server: TestServer;
@@ -20,7 +25,11 @@ beforeAll(async () => {
   fx = await createFixtures(server, household.writeKey);
   otherFx = await createFixtures(server, other.writeKey);
   otherTx = await createTransaction(server, other.writeKey, {
-    account_id: otherFx.accounts.checking.id, date: '2024-03-01', amount: 9, name: 'Their coffee', tag_ids: [otherFx.tags.work.id],
+    account_id: otherFx.accounts.checking.id,
+    date: '2024-03-01',
+    amount: 9,
+    name: 'Their coffee',
+    tag_ids: [otherFx.tags.work.id],
   });
 });
 afterAll(() => server?.close());
@@ -28,8 +37,14 @@ afterAll(() => server?.close());
 /** A fresh transaction of `household` with category, merchant, notes and two tags: each test owns its own. */
 function fresh(overrides: Record<string, unknown> = {}): Promise<TransactionData> {
   return createTransaction(server, household.writeKey, {
-    account_id: fx.accounts.checking.id, date: '2024-03-27', amount: 12.5, name: 'Blue Bottle Coffee', notes: 'flat white',
-    category_id: fx.categories.dining.id, merchant_id: fx.merchants.blueBottle.id, tag_ids: [fx.tags.reimbursable.id, fx.tags.work.id],
+    account_id: fx.accounts.checking.id,
+    date: '2024-03-27',
+    amount: 12.5,
+    name: 'Blue Bottle Coffee',
+    notes: 'flat white',
+    category_id: fx.categories.dining.id,
+    merchant_id: fx.merchants.blueBottle.id,
+    tag_ids: [fx.tags.reimbursable.id, fx.tags.work.id],
     ...overrides,
   });
 }
@@ -69,7 +84,7 @@ describe('getTransaction', () => {
     expect(response.body.data.id).toBe(created.id);
   });
 
-  it('another family\'s transaction -> 404 not_found', async () => {
+  it("another family's transaction -> 404 not_found", async () => {
     const response = await server.api.call('getTransaction', { key: household.readKey, params: { id: otherTx.id } });
     expect(response.status).toBe(404);
     expect(response.body).toMatchObject({ error: 'not_found', message: 'Transaction not found' });
@@ -94,7 +109,10 @@ describe('getTransaction', () => {
   });
 
   it('the id of another kind of record (an account) -> 404', async () => {
-    const response = await server.api.call('getTransaction', { key: household.readKey, params: { id: fx.accounts.checking.id } });
+    const response = await server.api.call('getTransaction', {
+      key: household.readKey,
+      params: { id: fx.accounts.checking.id },
+    });
     expect(response.status).toBe(404);
   });
 
@@ -102,12 +120,18 @@ describe('getTransaction', () => {
     const created = await fresh();
     const response = await server.api.call('getTransaction', { params: { id: created.id } });
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ error: 'unauthorized', message: 'Access token or API key is invalid, expired, or missing' });
+    expect(response.body).toMatchObject({
+      error: 'unauthorized',
+      message: 'Access token or API key is invalid, expired, or missing',
+    });
   });
 
   it('an unknown key -> 401', async () => {
     const created = await fresh();
-    const response = await server.api.call('getTransaction', { key: randomBytes(32).toString('hex'), params: { id: created.id } });
+    const response = await server.api.call('getTransaction', {
+      key: randomBytes(32).toString('hex'),
+      params: { id: created.id },
+    });
     expect(response.status).toBe(401);
     expect(response.body.message).toBe('Access token or API key is invalid, expired, or missing');
   });
@@ -181,14 +205,24 @@ describe('updateTransaction: changes', () => {
     const created = await fresh({ amount: 50, nature: 'income' });
     expect(created.signed_amount_cents).toBe(-5000);
     const data = await updated(created.id, { amount: 60 });
-    expect(data).toMatchObject({ amount: '$60.00', amount_cents: 6000, signed_amount_cents: 6000, classification: 'expense' });
+    expect(data).toMatchObject({
+      amount: '$60.00',
+      amount_cents: 6000,
+      signed_amount_cents: 6000,
+      classification: 'expense',
+    });
     expect((await storedTransaction(server, created.id))!.amount).toBe('60.0000');
   });
 
   it('nature alone re-signs the stored amount (expense -> income)', async () => {
     const created = await fresh();
     const data = await updated(created.id, { nature: 'income' });
-    expect(data).toMatchObject({ amount: '$12.50', amount_cents: 1250, signed_amount_cents: -1250, classification: 'income' });
+    expect(data).toMatchObject({
+      amount: '$12.50',
+      amount_cents: 1250,
+      signed_amount_cents: -1250,
+      classification: 'income',
+    });
     expect((await storedTransaction(server, created.id))!.amount).toBe('-12.5000');
   });
 
@@ -230,7 +264,9 @@ describe('updateTransaction: changes', () => {
       { id: fx.tags.vacation.id, name: 'Vacation', color: '#F59E0B' },
       { id: fx.tags.work.id, name: 'Work', color: '#6366F1' },
     ]);
-    expect((await storedTransaction(server, created.id))!.tag_ids).toEqual([fx.tags.vacation.id, fx.tags.work.id].sort());
+    expect((await storedTransaction(server, created.id))!.tag_ids).toEqual(
+      [fx.tags.vacation.id, fx.tags.work.id].sort(),
+    );
     expect((await rowCounts(server)).taggings).toBe(before.taggings);
   });
 
@@ -255,9 +291,13 @@ describe('updateTransaction: refused, row unchanged', () => {
     const id = options.id ?? created.id;
     const stored = await storedTransaction(server, created.id);
     const counts = await rowCounts(server);
-    const response = options.raw !== undefined
-      ? await server.api.request('PATCH', `/api/v1/transactions/${id}`, { key: options.key ?? household.writeKey, body: options.raw })
-      : await update(id, transaction, 'key' in options ? options.key : household.writeKey);
+    const response =
+      options.raw !== undefined
+        ? await server.api.request('PATCH', `/api/v1/transactions/${id}`, {
+            key: options.key ?? household.writeKey,
+            body: options.raw,
+          })
+        : await update(id, transaction, 'key' in options ? options.key : household.writeKey);
     expect(await storedTransaction(server, created.id)).toEqual(stored);
     expect(await rowCounts(server)).toEqual(counts);
     const shown = await server.api.call('getTransaction', { key: household.readKey, params: { id: created.id } });
@@ -304,15 +344,18 @@ describe('updateTransaction: refused, row unchanged', () => {
     await expect422At({ tag_ids: null }, '/body/transaction/tag_ids');
   });
 
-  it('another family\'s category -> 422 at /body/transaction/category_id', async () => {
-    await expect422At({ category_id: otherFx.categories.dining.id, name: 'Should not stick' }, '/body/transaction/category_id');
+  it("another family's category -> 422 at /body/transaction/category_id", async () => {
+    await expect422At(
+      { category_id: otherFx.categories.dining.id, name: 'Should not stick' },
+      '/body/transaction/category_id',
+    );
   });
 
-  it('another family\'s merchant -> 422 at /body/transaction/merchant_id', async () => {
+  it("another family's merchant -> 422 at /body/transaction/merchant_id", async () => {
     await expect422At({ merchant_id: otherFx.merchants.blueBottle.id }, '/body/transaction/merchant_id');
   });
 
-  it('another family\'s tag -> 422 at its index, the tags are kept', async () => {
+  it("another family's tag -> 422 at its index, the tags are kept", async () => {
     await expect422At({ tag_ids: [fx.tags.vacation.id, otherFx.tags.work.id] }, '/body/transaction/tag_ids/1');
   });
 
@@ -335,13 +378,19 @@ describe('updateTransaction: refused, row unchanged', () => {
   it('a read key -> 403 insufficient_scope', async () => {
     const response = await refused({ name: 'Read only' }, { key: household.readKey });
     expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({ error: 'insufficient_scope', message: "This action requires the 'read_write' scope" });
+    expect(response.body).toMatchObject({
+      error: 'insufficient_scope',
+      message: "This action requires the 'read_write' scope",
+    });
   });
 
   it('no key -> 401', async () => {
     const response = await refused({ name: 'Anonymous' }, { key: undefined });
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ error: 'unauthorized', message: 'Access token or API key is invalid, expired, or missing' });
+    expect(response.body).toMatchObject({
+      error: 'unauthorized',
+      message: 'Access token or API key is invalid, expired, or missing',
+    });
   });
 
   it('an unknown key -> 401', async () => {
@@ -350,13 +399,13 @@ describe('updateTransaction: refused, row unchanged', () => {
     expect(response.body.message).toBe('Access token or API key is invalid, expired, or missing');
   });
 
-  it('another family\'s key -> 404 for this family\'s transaction', async () => {
+  it("another family's key -> 404 for this family's transaction", async () => {
     const response = await refused({ name: 'Hijacked' }, { key: other.writeKey });
     expect(response.status).toBe(404);
     expect(response.body.error).toBe('not_found');
   });
 
-  it('another family\'s transaction -> 404, their row unchanged', async () => {
+  it("another family's transaction -> 404, their row unchanged", async () => {
     const before = await storedTransaction(server, otherTx.id);
     const response = await update(otherTx.id, { name: 'Hijacked' });
     expect(response.status).toBe(404);
@@ -382,26 +431,40 @@ describe('deleteTransaction', () => {
     const stored = (await storedTransaction(server, created.id))!;
     expect(stored.tag_ids).toHaveLength(2);
     const before = await rowCounts(server);
-    const response = await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: created.id } });
+    const response = await server.api.call('deleteTransaction', {
+      key: household.writeKey,
+      params: { id: created.id },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ data: { id: created.id, deleted: true } });
     expect(await storedTransaction(server, created.id)).toBeUndefined();
     expect(await server.query('select id from transactions where id = $1', [stored.detail_id])).toEqual([]);
     expect(await server.query('select id from taggings where taggable_id = $1', [stored.detail_id])).toEqual([]);
-    expect(await rowCounts(server)).toEqual({ entries: before.entries - 1, transactions: before.transactions - 1, taggings: before.taggings - 2 });
+    expect(await rowCounts(server)).toEqual({
+      entries: before.entries - 1,
+      transactions: before.transactions - 1,
+      taggings: before.taggings - 2,
+    });
   });
 
   it('a deleted transaction is 404 on show and gone from the list', async () => {
     const created = await fresh({ name: 'Soon deleted' });
     await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: created.id } });
-    expect((await server.api.call('getTransaction', { key: household.readKey, params: { id: created.id } })).status).toBe(404);
-    const listed = await server.api.call('listTransactions', { key: household.readKey, query: { search: 'Soon deleted' } });
+    expect(
+      (await server.api.call('getTransaction', { key: household.readKey, params: { id: created.id } })).status,
+    ).toBe(404);
+    const listed = await server.api.call('listTransactions', {
+      key: household.readKey,
+      query: { search: 'Soon deleted' },
+    });
     expect(listed.body.data).toEqual([]);
   });
 
   it('deleting twice -> 404 the second time', async () => {
     const created = await fresh();
-    expect((await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: created.id } })).status).toBe(200);
+    expect(
+      (await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: created.id } })).status,
+    ).toBe(200);
     const again = await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: created.id } });
     expect(again.status).toBe(404);
     expect(again.body).toMatchObject({ error: 'not_found', message: 'Transaction not found' });
@@ -412,24 +475,35 @@ describe('deleteTransaction', () => {
     const gone = await fresh();
     await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: gone.id } });
     expect((await storedTransaction(server, keep.id))!.tag_ids).toEqual(tagIds(keep));
-    expect((await server.api.call('getTag', { key: household.readKey, params: { id: fx.tags.work.id } })).status).toBe(200);
+    expect((await server.api.call('getTag', { key: household.readKey, params: { id: fx.tags.work.id } })).status).toBe(
+      200,
+    );
   });
 
-  it('another family\'s transaction -> 404, their rows kept', async () => {
+  it("another family's transaction -> 404, their rows kept", async () => {
     const before = await storedTransaction(server, otherTx.id);
-    const response = await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: otherTx.id } });
+    const response = await server.api.call('deleteTransaction', {
+      key: household.writeKey,
+      params: { id: otherTx.id },
+    });
     expect(response.status).toBe(404);
     expect(response.body.error).toBe('not_found');
     expect(await storedTransaction(server, otherTx.id)).toEqual(before);
   });
 
   it('an unknown id -> 404', async () => {
-    const response = await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: randomUUID() } });
+    const response = await server.api.call('deleteTransaction', {
+      key: household.writeKey,
+      params: { id: randomUUID() },
+    });
     expect(response.status).toBe(404);
   });
 
   it('a malformed id -> 404', async () => {
-    const response = await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: 'not-a-uuid' } });
+    const response = await server.api.call('deleteTransaction', {
+      key: household.writeKey,
+      params: { id: 'not-a-uuid' },
+    });
     expect(response.status).toBe(404);
     expect(response.body.error).toBe('not_found');
   });
@@ -439,7 +513,10 @@ describe('deleteTransaction', () => {
     const before = await rowCounts(server);
     const response = await server.api.call('deleteTransaction', { key: household.readKey, params: { id: created.id } });
     expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({ error: 'insufficient_scope', message: "This action requires the 'read_write' scope" });
+    expect(response.body).toMatchObject({
+      error: 'insufficient_scope',
+      message: "This action requires the 'read_write' scope",
+    });
     expect(await rowCounts(server)).toEqual(before);
     expect(await storedTransaction(server, created.id)).toBeDefined();
   });
@@ -449,14 +526,20 @@ describe('deleteTransaction', () => {
     const before = await rowCounts(server);
     const response = await server.api.call('deleteTransaction', { params: { id: created.id } });
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ error: 'unauthorized', message: 'Access token or API key is invalid, expired, or missing' });
+    expect(response.body).toMatchObject({
+      error: 'unauthorized',
+      message: 'Access token or API key is invalid, expired, or missing',
+    });
     expect(await rowCounts(server)).toEqual(before);
   });
 
   it('an unknown key -> 401, rows kept', async () => {
     const created = await fresh();
     const before = await rowCounts(server);
-    const response = await server.api.call('deleteTransaction', { key: randomBytes(32).toString('hex'), params: { id: created.id } });
+    const response = await server.api.call('deleteTransaction', {
+      key: randomBytes(32).toString('hex'),
+      params: { id: created.id },
+    });
     expect(response.status).toBe(401);
     expect(await rowCounts(server)).toEqual(before);
   });

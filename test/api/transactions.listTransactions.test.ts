@@ -2,7 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { createFixtures, createTransaction, idsOf, type Fixtures, type TransactionData } from '../support/transactions-fixtures.ts';
+import {
+  createFixtures,
+  createTransaction,
+  idsOf,
+  type Fixtures,
+  type TransactionData,
+} from '../support/transactions-fixtures.ts';
 
 let server: TestServer;
 let household: TestHousehold;
@@ -26,24 +32,86 @@ beforeAll(async () => {
   const create = (fields: Record<string, unknown>) => createTransaction(server, household.writeKey, fields);
   // Created out of date order, so that the list order can only come from the dates (and, for
   // T5/T6 on the same day, from creation: T6 is created after T5 and must come first).
-  t.T3 = await create({ account_id: B.id, date: '2024-02-01', amount: 30, name: 'Weekly groceries', notes: 'organic PRODUCE', category_id: groceries.id, merchant_id: wholeFoods.id, tag_ids: [vacation.id] });
-  t.T1 = await create({ account_id: A.id, date: '2024-01-05', amount: 12.5, name: 'Morning coffee', category_id: dining.id, merchant_id: blueBottle.id, tag_ids: [reimbursable.id] });
-  t.T7 = await create({ account_id: A.id, date: '2024-03-20', amount: 1000, nature: 'income', name: 'Paycheck', notes: 'monthly' });
-  t.T5 = await create({ account_id: C.id, date: '2024-03-01', amount: 40, name: '50% off sale', category_id: groceries.id });
-  t.T6 = await create({ account_id: C.id, date: '2024-03-01', amount: 5, name: 'tip_jar', notes: 'cash', category_id: dining.id, merchant_id: blueBottle.id, tag_ids: [work.id] });
-  t.T2 = await create({ account_id: A.id, date: '2024-01-10', amount: 50, nature: 'income', name: 'Salary bonus', notes: 'Q4 bonus' });
-  t.T4 = await create({ account_id: B.id, date: '2024-02-15', amount: 200, name: 'Flight to Lisbon', category_id: travel.id, merchant_id: airline.id, tag_ids: [vacation.id, work.id] });
+  t.T3 = await create({
+    account_id: B.id,
+    date: '2024-02-01',
+    amount: 30,
+    name: 'Weekly groceries',
+    notes: 'organic PRODUCE',
+    category_id: groceries.id,
+    merchant_id: wholeFoods.id,
+    tag_ids: [vacation.id],
+  });
+  t.T1 = await create({
+    account_id: A.id,
+    date: '2024-01-05',
+    amount: 12.5,
+    name: 'Morning coffee',
+    category_id: dining.id,
+    merchant_id: blueBottle.id,
+    tag_ids: [reimbursable.id],
+  });
+  t.T7 = await create({
+    account_id: A.id,
+    date: '2024-03-20',
+    amount: 1000,
+    nature: 'income',
+    name: 'Paycheck',
+    notes: 'monthly',
+  });
+  t.T5 = await create({
+    account_id: C.id,
+    date: '2024-03-01',
+    amount: 40,
+    name: '50% off sale',
+    category_id: groceries.id,
+  });
+  t.T6 = await create({
+    account_id: C.id,
+    date: '2024-03-01',
+    amount: 5,
+    name: 'tip_jar',
+    notes: 'cash',
+    category_id: dining.id,
+    merchant_id: blueBottle.id,
+    tag_ids: [work.id],
+  });
+  t.T2 = await create({
+    account_id: A.id,
+    date: '2024-01-10',
+    amount: 50,
+    nature: 'income',
+    name: 'Salary bonus',
+    notes: 'Q4 bonus',
+  });
+  t.T4 = await create({
+    account_id: B.id,
+    date: '2024-02-15',
+    amount: 200,
+    name: 'Flight to Lisbon',
+    category_id: travel.id,
+    merchant_id: airline.id,
+    tag_ids: [vacation.id, work.id],
+  });
   // Another family's transaction that matches most filters used below (same names, amounts, dates).
   otherTx = await createTransaction(server, other.writeKey, {
-    account_id: otherFx.accounts.checking.id, date: '2024-03-01', amount: 40, name: 'Morning coffee 50% off tip_jar',
-    category_id: otherFx.categories.dining.id, merchant_id: otherFx.merchants.blueBottle.id, tag_ids: [otherFx.tags.work.id],
+    account_id: otherFx.accounts.checking.id,
+    date: '2024-03-01',
+    amount: 40,
+    name: 'Morning coffee 50% off tip_jar',
+    category_id: otherFx.categories.dining.id,
+    merchant_id: otherFx.merchants.blueBottle.id,
+    tag_ids: [otherFx.tags.work.id],
   });
 });
 afterAll(() => server?.close());
 
 const ids = (...names: string[]) => names.map((name) => t[name]!.id);
 
-async function list(query?: string | Record<string, string | number | (string | number)[] | undefined>, key = household.readKey) {
+async function list(
+  query?: string | Record<string, string | number | (string | number)[] | undefined>,
+  key = household.readKey,
+) {
   const response = await server.api.call('listTransactions', { key, query });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body as { data: TransactionData[]; meta: Record<string, number | null> };
@@ -65,14 +133,25 @@ describe('listTransactions: order and envelope', () => {
   it('lists every transaction of the family, date desc then created_at desc, with default meta', async () => {
     const page = await list();
     expect(idsOf(page.data)).toEqual(ids('T7', 'T6', 'T5', 'T4', 'T3', 'T2', 'T1'));
-    expect(page.meta).toEqual({ current_page: 1, per_page: 25, total_count: 7, total_pages: 1, next_page: null, prev_page: null });
+    expect(page.meta).toEqual({
+      current_page: 1,
+      per_page: 25,
+      total_count: 7,
+      total_pages: 1,
+      next_page: null,
+      prev_page: null,
+    });
   });
 
   it('returns each item as the full transaction object', async () => {
     const page = await list({ merchant_id: fx.merchants.airline.id });
     expect(page.data).toEqual([t.T4]);
     expect(page.data[0]).toMatchObject({
-      amount: '$200.00', amount_cents: 20000, signed_amount_cents: 20000, classification: 'expense', currency: 'USD',
+      amount: '$200.00',
+      amount_cents: 20000,
+      signed_amount_cents: 20000,
+      classification: 'expense',
+      currency: 'USD',
       account: { id: fx.accounts.savings.id, name: 'Rainy Day Savings', account_type: 'depository' },
       category: { id: fx.categories.travel.id, name: 'Travel', color: '#3B82F6', icon: 'plane' },
       merchant: { id: fx.merchants.airline.id, name: 'TAP Air Portugal' },
@@ -106,7 +185,9 @@ describe('listTransactions: single-value filters', () => {
   });
 
   it('start_date and end_date together give a closed range', async () => {
-    expect(await listIds({ start_date: '2024-01-10', end_date: '2024-03-01' })).toEqual(ids('T6', 'T5', 'T4', 'T3', 'T2'));
+    expect(await listIds({ start_date: '2024-01-10', end_date: '2024-03-01' })).toEqual(
+      ids('T6', 'T5', 'T4', 'T3', 'T2'),
+    );
   });
 
   it('min_amount compares absolute amounts (a 50.00 income matches 40) and is inclusive', async () => {
@@ -179,7 +260,9 @@ describe('listTransactions: search', () => {
 describe('listTransactions: array filters', () => {
   it('account_ids[] with brackets, repeated', async () => {
     const { checking, savings } = fx.accounts;
-    expect(await listIds(`account_ids[]=${checking.id}&account_ids[]=${savings.id}`)).toEqual(ids('T7', 'T4', 'T3', 'T2', 'T1'));
+    expect(await listIds(`account_ids[]=${checking.id}&account_ids[]=${savings.id}`)).toEqual(
+      ids('T7', 'T4', 'T3', 'T2', 'T1'),
+    );
   });
 
   it('account_ids without brackets, single', async () => {
@@ -188,7 +271,9 @@ describe('listTransactions: array filters', () => {
 
   it('account_ids without brackets, repeated', async () => {
     const { checking, card } = fx.accounts;
-    expect(await listIds(`account_ids=${checking.id}&account_ids=${card.id}`)).toEqual(ids('T7', 'T6', 'T5', 'T2', 'T1'));
+    expect(await listIds(`account_ids=${checking.id}&account_ids=${card.id}`)).toEqual(
+      ids('T7', 'T6', 'T5', 'T2', 'T1'),
+    );
   });
 
   it('account_ids[] with brackets, single', async () => {
@@ -247,14 +332,17 @@ describe('listTransactions: combined filters', () => {
 
   it('category_ids, start_date and max_amount AND together', async () => {
     const { groceries, dining } = fx.categories;
-    expect(await listIds(`category_ids[]=${groceries.id}&category_ids[]=${dining.id}&start_date=2024-02-01&max_amount=30`))
-      .toEqual(ids('T6', 'T3'));
+    expect(
+      await listIds(`category_ids[]=${groceries.id}&category_ids[]=${dining.id}&start_date=2024-02-01&max_amount=30`),
+    ).toEqual(ids('T6', 'T3'));
   });
 
   it('account_id and account_ids AND together', async () => {
     const { checking, savings } = fx.accounts;
     expect(await listIds(`account_id=${checking.id}&account_ids[]=${savings.id}`)).toEqual([]);
-    expect(await listIds(`account_id=${checking.id}&account_ids[]=${checking.id}&account_ids[]=${savings.id}`)).toEqual(ids('T7', 'T2', 'T1'));
+    expect(await listIds(`account_id=${checking.id}&account_ids[]=${checking.id}&account_ids[]=${savings.id}`)).toEqual(
+      ids('T7', 'T2', 'T1'),
+    );
   });
 
   it('search, tag_ids and end_date AND together', async () => {
@@ -266,25 +354,53 @@ describe('listTransactions: pagination', () => {
   it('first page', async () => {
     const page = await list({ per_page: 3 });
     expect(idsOf(page.data)).toEqual(ids('T7', 'T6', 'T5'));
-    expect(page.meta).toEqual({ current_page: 1, per_page: 3, total_count: 7, total_pages: 3, next_page: 2, prev_page: null });
+    expect(page.meta).toEqual({
+      current_page: 1,
+      per_page: 3,
+      total_count: 7,
+      total_pages: 3,
+      next_page: 2,
+      prev_page: null,
+    });
   });
 
   it('middle page', async () => {
     const page = await list({ per_page: 3, page: 2 });
     expect(idsOf(page.data)).toEqual(ids('T4', 'T3', 'T2'));
-    expect(page.meta).toEqual({ current_page: 2, per_page: 3, total_count: 7, total_pages: 3, next_page: 3, prev_page: 1 });
+    expect(page.meta).toEqual({
+      current_page: 2,
+      per_page: 3,
+      total_count: 7,
+      total_pages: 3,
+      next_page: 3,
+      prev_page: 1,
+    });
   });
 
   it('last page', async () => {
     const page = await list({ per_page: 3, page: 3 });
     expect(idsOf(page.data)).toEqual(ids('T1'));
-    expect(page.meta).toEqual({ current_page: 3, per_page: 3, total_count: 7, total_pages: 3, next_page: null, prev_page: 2 });
+    expect(page.meta).toEqual({
+      current_page: 3,
+      per_page: 3,
+      total_count: 7,
+      total_pages: 3,
+      next_page: null,
+      prev_page: 2,
+    });
   });
 
   it('a page past the end is empty with correct meta', async () => {
     const page = await list({ per_page: 3, page: 4 });
     expect(page.data).toEqual([]);
-    expect(page.meta).toEqual({ current_page: 4, per_page: 3, total_count: 7, total_pages: 3, next_page: null, prev_page: 3 });
+    expect(page.meta).toEqual({
+      current_page: 4,
+      per_page: 3,
+      total_count: 7,
+      total_pages: 3,
+      next_page: null,
+      prev_page: 3,
+    });
   });
 
   it('per_page 100 (the maximum) and per_page 1 are accepted', async () => {
@@ -295,20 +411,41 @@ describe('listTransactions: pagination', () => {
   it('total_count counts the filtered set (type)', async () => {
     const page = await list({ type: 'expense', per_page: 2, page: 2 });
     expect(idsOf(page.data)).toEqual(ids('T4', 'T3'));
-    expect(page.meta).toEqual({ current_page: 2, per_page: 2, total_count: 5, total_pages: 3, next_page: 3, prev_page: 1 });
+    expect(page.meta).toEqual({
+      current_page: 2,
+      per_page: 2,
+      total_count: 5,
+      total_pages: 3,
+      next_page: 3,
+      prev_page: 1,
+    });
   });
 
   it('total_count counts the filtered set (search on merchant name)', async () => {
     const page = await list({ search: 'bottle', per_page: 1 });
     expect(idsOf(page.data)).toEqual(ids('T6'));
-    expect(page.meta).toEqual({ current_page: 1, per_page: 1, total_count: 2, total_pages: 2, next_page: 2, prev_page: null });
+    expect(page.meta).toEqual({
+      current_page: 1,
+      per_page: 1,
+      total_count: 2,
+      total_pages: 2,
+      next_page: 2,
+      prev_page: null,
+    });
   });
 
   it('total_count counts the filtered set (tags, no duplicates)', async () => {
     const { vacation, work } = fx.tags;
     const page = await list(`tag_ids[]=${vacation.id}&tag_ids[]=${work.id}&per_page=2`);
     expect(idsOf(page.data)).toEqual(ids('T6', 'T4'));
-    expect(page.meta).toEqual({ current_page: 1, per_page: 2, total_count: 3, total_pages: 2, next_page: 2, prev_page: null });
+    expect(page.meta).toEqual({
+      current_page: 1,
+      per_page: 2,
+      total_count: 3,
+      total_pages: 2,
+      next_page: 2,
+      prev_page: null,
+    });
   });
 });
 
@@ -347,7 +484,9 @@ describe('listTransactions: invalid query', () => {
 
   it('unknown type -> 422 at /query/type', async () => {
     const response = await expect422({ type: 'transfer' }, '/query/type');
-    expect(response.body.errors.find((e: { path?: string }) => e.path === '/query/type').message).toMatch(/income.*expense/);
+    expect(response.body.errors.find((e: { path?: string }) => e.path === '/query/type').message).toMatch(
+      /income.*expense/,
+    );
   });
 
   it('non-numeric min_amount -> 422 at /query/min_amount', async () => {
@@ -367,27 +506,39 @@ describe('listTransactions: invalid query', () => {
   });
 
   it('a page far past any offset (1e20) is an empty page or a 422, never a 500', async () => {
-    const response = await server.api.call('listTransactions', { key: household.readKey, query: 'page=100000000000000000000' });
+    const response = await server.api.call('listTransactions', {
+      key: household.readKey,
+      query: 'page=100000000000000000000',
+    });
     expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
     if (response.status === 200) expect(response.body.data).toEqual([]);
     else expect(response.body.errors.map((e: { path?: string }) => e.path)).toContain('/query/page');
   });
 
   it('start_date 0000-01-01 (no year zero in PostgreSQL) is a 200 or a 422, never a 500', async () => {
-    const response = await server.api.call('listTransactions', { key: household.readKey, query: { start_date: '0000-01-01' } });
+    const response = await server.api.call('listTransactions', {
+      key: household.readKey,
+      query: { start_date: '0000-01-01' },
+    });
     expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
-    if (response.status === 422) expect(response.body.errors.map((e: { path?: string }) => e.path)).toContain('/query/start_date');
+    if (response.status === 422)
+      expect(response.body.errors.map((e: { path?: string }) => e.path)).toContain('/query/start_date');
   });
 
   it('search with a NUL character is a 200 or a 422, never a 500', async () => {
-    const response = await server.api.call('listTransactions', { key: household.readKey, query: { search: 'tip\u0000jar' } });
+    const response = await server.api.call('listTransactions', {
+      key: household.readKey,
+      query: { search: 'tip\u0000jar' },
+    });
     expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
     if (response.status === 200) expect(response.body.data).toEqual([]);
   });
 
   it('several problems are each reported', async () => {
     const response = await expect422({ per_page: 101, start_date: '2024-13-01' }, '/query/per_page');
-    expect(response.body.errors.map((e: { path?: string }) => e.path)).toEqual(expect.arrayContaining(['/query/per_page', '/query/start_date']));
+    expect(response.body.errors.map((e: { path?: string }) => e.path)).toEqual(
+      expect.arrayContaining(['/query/per_page', '/query/start_date']),
+    );
   });
 });
 
@@ -403,13 +554,19 @@ describe('listTransactions: credentials and isolation', () => {
   it('no key -> 401', async () => {
     const response = await server.api.call('listTransactions', {});
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ error: 'unauthorized', message: 'Access token or API key is invalid, expired, or missing' });
+    expect(response.body).toMatchObject({
+      error: 'unauthorized',
+      message: 'Access token or API key is invalid, expired, or missing',
+    });
   });
 
   it('an unknown key -> 401', async () => {
     const response = await server.api.call('listTransactions', { key: randomBytes(32).toString('hex') });
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ error: 'unauthorized', message: 'Access token or API key is invalid, expired, or missing' });
+    expect(response.body).toMatchObject({
+      error: 'unauthorized',
+      message: 'Access token or API key is invalid, expired, or missing',
+    });
   });
 
   it('a malformed key -> 401', async () => {
@@ -419,7 +576,10 @@ describe('listTransactions: credentials and isolation', () => {
   });
 
   it('an invalid bearer token -> 401 even with a valid key', async () => {
-    const response = await server.api.call('listTransactions', { key: household.readKey, headers: { authorization: `Bearer ${randomUUID()}` } });
+    const response = await server.api.call('listTransactions', {
+      key: household.readKey,
+      headers: { authorization: `Bearer ${randomUUID()}` },
+    });
     expect(response.status).toBe(401);
     expect(response.body.message).toBe('Access token or API key is invalid, expired, or missing');
   });
@@ -432,10 +592,12 @@ describe('listTransactions: credentials and isolation', () => {
     expect(theirs.meta.total_count).toBe(1);
   });
 
-  it('filters that match another family\'s transaction do not leak it', async () => {
+  it("filters that match another family's transaction do not leak it", async () => {
     expect(await listIds({ search: 'tip_jar' })).toEqual(ids('T6'));
     expect(await listIds({ account_id: otherFx.accounts.checking.id })).toEqual([]);
     expect(await listIds({ merchant_id: otherFx.merchants.blueBottle.id })).toEqual([]);
-    expect(await listIds({ start_date: '2024-03-01', end_date: '2024-03-01', min_amount: 40, max_amount: 40 })).toEqual(ids('T5'));
+    expect(await listIds({ start_date: '2024-03-01', end_date: '2024-03-01', min_amount: 40, max_amount: 40 })).toEqual(
+      ids('T5'),
+    );
   });
 });

@@ -24,7 +24,10 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 async function totals(query: Record<string, string | string[]> = {}) {
-  const response = await server.api.call('listTransactions', { key: household.readKey, query: { per_page: 1, ...query } });
+  const response = await server.api.call('listTransactions', {
+    key: household.readKey,
+    query: { per_page: 1, ...query },
+  });
   return response.body.meta.total_count as number;
 }
 
@@ -48,13 +51,29 @@ async function expectTotalsToMatch() {
 describe('list totals', () => {
   it('match a real count after API writes and deletes', async () => {
     const made = [];
-    for (const [index, account] of [fx.accounts.checking, fx.accounts.checking, fx.accounts.savings, fx.accounts.card].entries()) {
-      made.push(await createTransaction(server, household.writeKey, { account_id: account.id, date: `2026-03-0${index + 1}`, amount: 5, name: `T${index}` }));
+    for (const [index, account] of [
+      fx.accounts.checking,
+      fx.accounts.checking,
+      fx.accounts.savings,
+      fx.accounts.card,
+    ].entries()) {
+      made.push(
+        await createTransaction(server, household.writeKey, {
+          account_id: account.id,
+          date: `2026-03-0${index + 1}`,
+          amount: 5,
+          name: `T${index}`,
+        }),
+      );
     }
     await expectTotalsToMatch();
     expect(await totals()).toBe(4);
     await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: made[0]!.id } });
-    await server.api.call('updateTransaction', { key: household.writeKey, params: { id: made[1]!.id }, body: { transaction: { name: 'Renamed', amount: 7 } } });
+    await server.api.call('updateTransaction', {
+      key: household.writeKey,
+      params: { id: made[1]!.id },
+      body: { transaction: { name: 'Renamed', amount: 7 } },
+    });
     await expectTotalsToMatch();
     expect(await totals()).toBe(3);
   });
@@ -63,7 +82,10 @@ describe('list totals', () => {
     const rows = Array.from({ length: 250 }, (_, index) => ({
       familyId: household.familyId,
       accountId: [fx.accounts.checking.id, fx.accounts.savings.id][index % 2]!,
-      date: '2026-04-01', amount: toDecimal(index + 1), currency: 'USD', name: `Bulk ${index}`,
+      date: '2026-04-01',
+      amount: toDecimal(index + 1),
+      currency: 'USD',
+      name: `Bulk ${index}`,
     }));
     await insertTransactions(server.em(), rows);
     await expectTotalsToMatch();
@@ -78,9 +100,13 @@ describe('list totals', () => {
   });
 
   it('count only matching rows once another filter applies', async () => {
-    expect(await totals({ search: 'Bulk 2' })).toBe(await (async () => {
-      const [row] = await server.query<{ n: number }>(`select count(*)::int as n from entries where name ilike '%Bulk 2%'`);
-      return row!.n;
-    })());
+    expect(await totals({ search: 'Bulk 2' })).toBe(
+      await (async () => {
+        const [row] = await server.query<{ n: number }>(
+          `select count(*)::int as n from entries where name ilike '%Bulk 2%'`,
+        );
+        return row!.n;
+      })(),
+    );
   });
 });

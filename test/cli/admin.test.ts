@@ -18,22 +18,46 @@ interface Outcome {
 /** Runs `npm run --silent admin -- ...args` as a user would, against this file's database. */
 function admin(...args: string[]): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile('npm', ['run', '--silent', 'admin', '--', ...args], { env: { ...process.env, DATABASE_URL: server.databaseUrl } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
+    execFile(
+      'npm',
+      ['run', '--silent', 'admin', '--', ...args],
+      { env: { ...process.env, DATABASE_URL: server.databaseUrl } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 const lastLine = (text: string) => JSON.parse(text.trim().split('\n').at(-1)!);
-const counts = async () => (await server.query('select (select count(*) from users)::int as users, (select count(*) from api_keys)::int as keys'))[0];
+const counts = async () =>
+  (
+    await server.query(
+      'select (select count(*) from users)::int as users, (select count(*) from api_keys)::int as keys',
+    )
+  )[0];
 
 describe('admin CLI', () => {
   it('creates a user and family, then a key that works against the API', async () => {
-    const created = await admin('create-user', '--email', 'Owner@Example.com', '--password', 'long enough secret', '--family', 'The Owners');
+    const created = await admin(
+      'create-user',
+      '--email',
+      'Owner@Example.com',
+      '--password',
+      'long enough secret',
+      '--family',
+      'The Owners',
+    );
     expect(created.code).toBe(0);
     const ids = lastLine(created.stdout);
-    expect(ids).toEqual({ user_id: expect.stringMatching(/^[0-9a-f-]{36}$/), family_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    const [family] = await server.query('select f.name from families f join users u on u.family_id = f.id where u.id = $1', [ids.user_id]);
+    expect(ids).toEqual({
+      user_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      family_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    const [family] = await server.query(
+      'select f.name from families f join users u on u.family_id = f.id where u.id = $1',
+      [ids.user_id],
+    );
     expect(family).toEqual({ name: 'The Owners' });
 
     const issued = await admin('create-api-key', '--email', 'owner@example.com', '--scope', 'read', '--name', 'laptop');
@@ -53,7 +77,10 @@ describe('admin CLI', () => {
     ['an unknown command', ['make-coffee']],
     ['a missing --email', ['create-user', '--password', 'long enough secret', '--family', 'F']],
     ['a short password', ['create-user', '--email', 'a@b.c', '--password', 'short', '--family', 'F']],
-    ['an unknown option', ['create-user', '--email', 'a@b.c', '--password', 'long enough secret', '--family', 'F', '--admin']],
+    [
+      'an unknown option',
+      ['create-user', '--email', 'a@b.c', '--password', 'long enough secret', '--family', 'F', '--admin'],
+    ],
     ['an unknown scope', ['create-api-key', '--email', 'owner@example.com', '--scope', 'admin']],
     ['an unknown user', ['create-api-key', '--email', 'nobody@example.com', '--scope', 'read']],
   ])('exits 2 with a message on %s, writing nothing', async (_, args) => {
@@ -66,7 +93,15 @@ describe('admin CLI', () => {
   });
 
   it('exits 1 when the email is taken', async () => {
-    const outcome = await admin('create-user', '--email', 'owner@example.com', '--password', 'another long secret', '--family', 'Again');
+    const outcome = await admin(
+      'create-user',
+      '--email',
+      'owner@example.com',
+      '--password',
+      'another long secret',
+      '--family',
+      'Again',
+    );
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toMatch(/already exists/);
   });

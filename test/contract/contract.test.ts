@@ -13,19 +13,51 @@ const document = loadOpenApiDocument();
 
 /** Every operation the seed names, plus those finance-api.md adds. */
 const REQUIRED_OPERATIONS = [
-  'GET /api/v1/transactions', 'POST /api/v1/transactions', 'GET /api/v1/transactions/{id}', 'PATCH /api/v1/transactions/{id}', 'DELETE /api/v1/transactions/{id}',
-  'POST /api/v1/valuations', 'GET /api/v1/valuations/{id}', 'PATCH /api/v1/valuations/{id}',
-  'GET /api/v1/trades', 'POST /api/v1/trades', 'GET /api/v1/trades/{id}', 'PATCH /api/v1/trades/{id}', 'DELETE /api/v1/trades/{id}',
-  'GET /api/v1/holdings', 'GET /api/v1/holdings/{id}',
-  'GET /api/v1/imports', 'POST /api/v1/imports', 'GET /api/v1/imports/{id}',
-  'GET /api/v1/chats', 'POST /api/v1/chats', 'GET /api/v1/chats/{id}', 'PATCH /api/v1/chats/{id}', 'DELETE /api/v1/chats/{id}',
-  'POST /api/v1/chats/{chat_id}/messages', 'POST /api/v1/chats/{chat_id}/messages/retry',
-  'POST /api/v1/auth/sso_link', 'POST /api/v1/auth/sso_create_account', 'POST /api/v1/auth/login', 'POST /api/v1/auth/refresh',
-  'GET /api/v1/accounts', 'POST /api/v1/accounts', 'GET /api/v1/accounts/{id}',
-  'GET /api/v1/categories', 'POST /api/v1/categories', 'GET /api/v1/categories/{id}',
-  'GET /api/v1/merchants', 'POST /api/v1/merchants', 'GET /api/v1/merchants/{id}',
-  'GET /api/v1/tags', 'POST /api/v1/tags', 'GET /api/v1/tags/{id}', 'PATCH /api/v1/tags/{id}', 'DELETE /api/v1/tags/{id}',
-  'GET /api/v1/securities', 'GET /api/v1/securities/{id}',
+  'GET /api/v1/transactions',
+  'POST /api/v1/transactions',
+  'GET /api/v1/transactions/{id}',
+  'PATCH /api/v1/transactions/{id}',
+  'DELETE /api/v1/transactions/{id}',
+  'POST /api/v1/valuations',
+  'GET /api/v1/valuations/{id}',
+  'PATCH /api/v1/valuations/{id}',
+  'GET /api/v1/trades',
+  'POST /api/v1/trades',
+  'GET /api/v1/trades/{id}',
+  'PATCH /api/v1/trades/{id}',
+  'DELETE /api/v1/trades/{id}',
+  'GET /api/v1/holdings',
+  'GET /api/v1/holdings/{id}',
+  'GET /api/v1/imports',
+  'POST /api/v1/imports',
+  'GET /api/v1/imports/{id}',
+  'GET /api/v1/chats',
+  'POST /api/v1/chats',
+  'GET /api/v1/chats/{id}',
+  'PATCH /api/v1/chats/{id}',
+  'DELETE /api/v1/chats/{id}',
+  'POST /api/v1/chats/{chat_id}/messages',
+  'POST /api/v1/chats/{chat_id}/messages/retry',
+  'POST /api/v1/auth/sso_link',
+  'POST /api/v1/auth/sso_create_account',
+  'POST /api/v1/auth/login',
+  'POST /api/v1/auth/refresh',
+  'GET /api/v1/accounts',
+  'POST /api/v1/accounts',
+  'GET /api/v1/accounts/{id}',
+  'GET /api/v1/categories',
+  'POST /api/v1/categories',
+  'GET /api/v1/categories/{id}',
+  'GET /api/v1/merchants',
+  'POST /api/v1/merchants',
+  'GET /api/v1/merchants/{id}',
+  'GET /api/v1/tags',
+  'POST /api/v1/tags',
+  'GET /api/v1/tags/{id}',
+  'PATCH /api/v1/tags/{id}',
+  'DELETE /api/v1/tags/{id}',
+  'GET /api/v1/securities',
+  'GET /api/v1/securities/{id}',
 ];
 
 describe('the contract', () => {
@@ -39,7 +71,10 @@ describe('the contract', () => {
       for (const [method, operation] of Object.entries(item ?? {})) {
         const op = operation as { security?: unknown[]; 'x-scope'?: string; operationId: string };
         if (typeof op.operationId !== 'string' || (op.security && op.security.length === 0)) continue;
-        expect({ id: op.operationId, scope: op['x-scope'] }).toEqual({ id: op.operationId, scope: method === 'get' ? 'read' : 'read_write' });
+        expect({ id: op.operationId, scope: op['x-scope'] }).toEqual({
+          id: op.operationId,
+          scope: method === 'get' ? 'read' : 'read_write',
+        });
       }
     }
   });
@@ -48,8 +83,16 @@ describe('the contract', () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'types-'));
     try {
       const output = path.join(directory, 'api-types.ts');
-      await run(process.execPath, [path.resolve('node_modules/openapi-typescript/bin/cli.js'), BUNDLED_SPEC_PATH, '-o', output]);
-      const [fresh, committed] = await Promise.all([readFile(output, 'utf8'), readFile('server/http/api-types.generated.ts', 'utf8')]);
+      await run(process.execPath, [
+        path.resolve('node_modules/openapi-typescript/bin/cli.js'),
+        BUNDLED_SPEC_PATH,
+        '-o',
+        output,
+      ]);
+      const [fresh, committed] = await Promise.all([
+        readFile(output, 'utf8'),
+        readFile('server/http/api-types.generated.ts', 'utf8'),
+      ]);
       expect(committed, 'server/http/api-types.generated.ts is stale: run npm run generate').toBe(fresh);
     } finally {
       await rm(directory, { recursive: true, force: true });
@@ -60,9 +103,13 @@ describe('the contract', () => {
     const meta = { current_page: 1, per_page: 25, total_count: 0, total_pages: 0, next_page: null, prev_page: null };
     expect(() => checkResponse('listTags', 200, { data: [], meta })).not.toThrow();
     expect(() => checkResponse('listTags', 200, { data: [{ id: 'x' }], meta })).toThrow(/breaks the contract/);
-    expect(() => checkResponse('listTags', 200, { data: [], meta: { ...meta, surprise: 1 } })).toThrow(/breaks the contract/);
+    expect(() => checkResponse('listTags', 200, { data: [], meta: { ...meta, surprise: 1 } })).toThrow(
+      /breaks the contract/,
+    );
     // Other statuses are documented through `default`: the error shape.
-    expect(() => checkResponse('listTags', 418, { error: 'teapot', message: 'Short and stout', errors: [] })).not.toThrow();
+    expect(() =>
+      checkResponse('listTags', 418, { error: 'teapot', message: 'Short and stout', errors: [] }),
+    ).not.toThrow();
     expect(() => checkResponse('listTags', 418, {})).toThrow(/breaks the contract/);
   });
 });

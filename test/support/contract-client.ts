@@ -20,7 +20,10 @@ interface OperationEntry {
 function resolve(node: Json): Json {
   let current = node;
   while (typeof current.$ref === 'string') {
-    const pointer = current.$ref.replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const pointer = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     current = pointer.reduce<Json>((value, key) => value[key] as Json, document as unknown as Json);
   }
   return current;
@@ -32,7 +35,13 @@ for (const [path, item] of Object.entries(document.paths ?? {})) {
     const op = operation as Json;
     if (typeof op?.operationId !== 'string') continue;
     const pattern = new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
-    operations.push({ id: op.operationId, method: method.toUpperCase(), path, pattern, responses: op.responses as Json as Record<string, Json> });
+    operations.push({
+      id: op.operationId,
+      method: method.toUpperCase(),
+      path,
+      pattern,
+      responses: op.responses as Json as Record<string, Json>,
+    });
   }
 }
 
@@ -45,7 +54,14 @@ function escapePointer(segment: string): string {
 /** The response schema of an operation and status; fails when the contract does not document the status. */
 function responseValidator(operation: OperationEntry, status: number): ValidateFunction | null {
   const key = String(status);
-  const statusKey = key in operation.responses ? key : `${key[0]}XX` in operation.responses ? `${key[0]}XX` : 'default' in operation.responses ? 'default' : undefined;
+  const statusKey =
+    key in operation.responses
+      ? key
+      : `${key[0]}XX` in operation.responses
+        ? `${key[0]}XX`
+        : 'default' in operation.responses
+          ? 'default'
+          : undefined;
   if (!statusKey) throw new Error(`${operation.id} does not document status ${status}`);
   const response = resolve(operation.responses[statusKey]!);
   const content = response.content as Record<string, Json> | undefined;
@@ -55,7 +71,9 @@ function responseValidator(operation: OperationEntry, status: number): ValidateF
   if (!validate) {
     // Point at the schema where it stands in the document, so its $refs resolve as in the spec.
     const ref = operation.responses[statusKey]!.$ref as string | undefined;
-    const base = ref ? ref.replace(/^#/, '') : `/paths/${escapePointer(operation.path)}/${operation.method.toLowerCase()}/responses/${statusKey}`;
+    const base = ref
+      ? ref.replace(/^#/, '')
+      : `/paths/${escapePointer(operation.path)}/${operation.method.toLowerCase()}/responses/${statusKey}`;
     validate = ajv.compile({ $ref: `openapi#${base}/content/${escapePointer('application/json')}/schema` });
     validators.set(cacheKey, validate);
   }
@@ -68,9 +86,12 @@ export function checkResponse(operationId: OperationId, status: number, body: un
   if (!operation) throw new Error(`unknown operationId ${operationId}`);
   const validate = responseValidator(operation, status);
   if (validate && !validate(body)) {
-    throw new Error(`${operationId} ${status} response breaks the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
+    throw new Error(
+      `${operationId} ${status} response breaks the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`,
+    );
   }
-  if (!validate && body !== undefined) throw new Error(`${operationId} ${status} must have no body, got: ${JSON.stringify(body).slice(0, 200)}`);
+  if (!validate && body !== undefined)
+    throw new Error(`${operationId} ${status} must have no body, got: ${JSON.stringify(body).slice(0, 200)}`);
 }
 
 /** Every operation of the contract: id, method and path template. */
@@ -112,7 +133,10 @@ export class ContractClient {
   constructor(readonly baseUrl: string) {}
 
   /** Calls an operation by its id; `{name}` placeholders in its path are filled from `params`. */
-  async call<Body = any>(operationId: OperationId, options: RequestOptions & { params?: Record<string, string> } = {}): Promise<ApiResponse<Body>> {
+  async call<Body = any>(
+    operationId: OperationId,
+    options: RequestOptions & { params?: Record<string, string> } = {},
+  ): Promise<ApiResponse<Body>> {
     const operation = operations.find((entry) => entry.id === operationId);
     if (!operation) throw new Error(`unknown operationId ${operationId}`);
     const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -134,7 +158,11 @@ export class ContractClient {
       payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${this.baseUrl}${path}${queryString(options.query)}`, { method, headers, body: payload });
+    const response = await fetch(`${this.baseUrl}${path}${queryString(options.query)}`, {
+      method,
+      headers,
+      body: payload,
+    });
     const text = await response.text();
     const body = text ? JSON.parse(text) : undefined;
     checkResponse(operation.id as OperationId, response.status, body);

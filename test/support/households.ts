@@ -13,11 +13,17 @@ export interface TestHousehold {
 }
 
 /** A family with one user and two keys, created through the same services the admin CLI uses. */
-export async function createHousehold(server: TestServer, options: { currency?: string; aiEnabled?: boolean } = {}): Promise<TestHousehold> {
+export async function createHousehold(
+  server: TestServer,
+  options: { currency?: string; aiEnabled?: boolean } = {},
+): Promise<TestHousehold> {
   const em = server.em();
   const email = `user-${randomUUID()}@example.test`;
   const { user, family } = await createUserWithFamily(em, {
-    email, password: 'correct horse battery', familyName: 'Test family', ...options,
+    email,
+    password: 'correct horse battery',
+    familyName: 'Test family',
+    ...options,
   });
   const { key: writeKey } = await issueApiKey(em, { user, scope: 'read_write' });
   const { key: readKey } = await issueApiKey(em, { user, scope: 'read' });

@@ -37,7 +37,11 @@ export async function startTestServer(overrides: Partial<AppConfig> = {}): Promi
   await ensureDatabase(adminUrl, name, TEMPLATE_DATABASE);
   const url = databaseUrl(adminUrl, name);
   const orm = await MikroORM.init(ormOptions(url, 5));
-  const app = await createApp({ config: { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, ...overrides }, orm, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const app = await createApp({
+    config: { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, ...overrides },
+    orm,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+  });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

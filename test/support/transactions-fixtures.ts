@@ -34,9 +34,15 @@ export interface TransactionData {
   updated_at: string;
 }
 
-async function created(server: TestServer, operationId: 'createAccount' | 'createCategory' | 'createMerchant' | 'createTag', key: string, body: unknown): Promise<Ref> {
+async function created(
+  server: TestServer,
+  operationId: 'createAccount' | 'createCategory' | 'createMerchant' | 'createTag',
+  key: string,
+  body: unknown,
+): Promise<Ref> {
   const response = await server.api.call(operationId, { key, body });
-  if (response.status !== 201) throw new Error(`${operationId} answered ${response.status}: ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`${operationId} answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body.data as Ref;
 }
 
@@ -45,10 +51,13 @@ async function created(server: TestServer, operationId: 'createAccount' | 'creat
  * when one family needs several sets (names are unique per family).
  */
 export async function createFixtures(server: TestServer, key: string, prefix = ''): Promise<Fixtures> {
-  const account = (name: string, account_type: string) => created(server, 'createAccount', key, { account: { name: `${prefix}${name}`, account_type } });
-  const category = (name: string, color: string, icon: string) => created(server, 'createCategory', key, { category: { name: `${prefix}${name}`, color, icon } });
+  const account = (name: string, account_type: string) =>
+    created(server, 'createAccount', key, { account: { name: `${prefix}${name}`, account_type } });
+  const category = (name: string, color: string, icon: string) =>
+    created(server, 'createCategory', key, { category: { name: `${prefix}${name}`, color, icon } });
   const merchant = (name: string) => created(server, 'createMerchant', key, { merchant: { name: `${prefix}${name}` } });
-  const tag = (name: string, color: string) => created(server, 'createTag', key, { tag: { name: `${prefix}${name}`, color } });
+  const tag = (name: string, color: string) =>
+    created(server, 'createTag', key, { tag: { name: `${prefix}${name}`, color } });
   return {
     accounts: {
       checking: await account('Everyday Checking', 'depository'),
@@ -74,9 +83,14 @@ export async function createFixtures(server: TestServer, key: string, prefix = '
 }
 
 /** Creates a transaction through the API; fails loudly unless the answer is 201. */
-export async function createTransaction(server: TestServer, key: string, transaction: Record<string, unknown>): Promise<TransactionData> {
+export async function createTransaction(
+  server: TestServer,
+  key: string,
+  transaction: Record<string, unknown>,
+): Promise<TransactionData> {
   const response = await server.api.call('createTransaction', { key, body: { transaction } });
-  if (response.status !== 201) throw new Error(`createTransaction answered ${response.status}: ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`createTransaction answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body.data as TransactionData;
 }
 

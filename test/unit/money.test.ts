@@ -4,8 +4,14 @@ import { classify, signedAmount } from '../../server/money/signed-amount.ts';
 
 describe('toDecimal', () => {
   it.each([
-    [12.5, '12.5000'], [-3, '-3.0000'], ['7', '7.0000'], ['0.00005', '0.0001'], ['-0.12344', '-0.1234'],
-    ['1234567.891', '1234567.8910'], ['.5', '0.5000'], [0.1 + 0.2, '0.3000'],
+    [12.5, '12.5000'],
+    [-3, '-3.0000'],
+    ['7', '7.0000'],
+    ['0.00005', '0.0001'],
+    ['-0.12344', '-0.1234'],
+    ['1234567.891', '1234567.8910'],
+    ['.5', '0.5000'],
+    [0.1 + 0.2, '0.3000'],
   ])('%s -> %s', (input, expected) => expect(toDecimal(input)).toBe(expected));
 
   it('refuses text that is not a number', () => {
@@ -36,8 +42,13 @@ describe('minor units and formatting', () => {
 
 describe('signedAmount (stored amount > 0 is an outflow)', () => {
   it.each([
-    [50, 'income', '-50.0000'], [-50, 'income', '-50.0000'], [50, 'inflow', '-50.0000'],
-    [50, 'expense', '50.0000'], [-50, 'outflow', '50.0000'], [-50, undefined, '-50.0000'], [50, null, '50.0000'],
+    [50, 'income', '-50.0000'],
+    [-50, 'income', '-50.0000'],
+    [50, 'inflow', '-50.0000'],
+    [50, 'expense', '50.0000'],
+    [-50, 'outflow', '50.0000'],
+    [-50, undefined, '-50.0000'],
+    [50, null, '50.0000'],
     [0, 'income', '0.0000'],
   ] as const)('%s with %s -> %s', (amount, nature, stored) => expect(signedAmount(amount, nature)).toBe(stored));
 

@@ -10,7 +10,12 @@ describe('paginationMeta', () => {
     // Past the end: no next page, and "previous" points at the last page that has rows.
     [{ page: 9, perPage: 10 }, 30, { total_pages: 3, next_page: null, prev_page: 3 }],
   ])('%o of %i rows', (page, total, expected) => {
-    expect(paginationMeta(page, total)).toEqual({ current_page: page.page, per_page: page.perPage, total_count: total, ...expected });
+    expect(paginationMeta(page, total)).toEqual({
+      current_page: page.page,
+      per_page: page.perPage,
+      total_count: total,
+      ...expected,
+    });
   });
 
   it('defaults to page 1 of 25', () => {
