@@ -1,22 +1,64 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import type { PageRequest } from '../http/pagination.ts';
 
-/**
- * Runs SQL with `?` placeholders on `em`'s connection (inside its transaction, if any) and returns
- * the rows. Values travel as bound parameters: the ORM's own `execute` inlines them into the text.
- */
-export async function sql<Row>(em: EntityManager, text: string, params: unknown[] = []): Promise<Row[]> {
-  const query = em.getKnex().raw(text, params as Knex.RawBinding[]);
-  const transaction = em.getTransactionContext<Knex.Transaction>();
-  if (transaction) query.transacting(transaction);
-  const result: { rows: Row[] } = await query;
-  return result.rows;
-}
-
-/** A statement with `?` placeholders. */
+/** A statement with `?` placeholders (never inside literals) and its values. */
 export interface Statement {
   text: string;
   params: unknown[];
+}
+
+/** What runs a statement: a `pg` client or pool. */
+export interface Queryable {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+interface Prepared {
+  name: string;
+  text: string;
+  count: number;
+}
+
+const prepared = new Map<string, Prepared>();
+
+/** `?` -> `$1..$n`, and a stable statement name derived from the text. */
+function prepare(text: string): Prepared {
+  let found = prepared.get(text);
+  if (!found) {
+    let count = 0;
+    const positional = text.replace(/\?/g, () => `$${++count}`);
+    const name = `q_${createHash('sha1').update(positional).digest('base64url').slice(0, 24)}`;
+    found = { name, text: positional, count };
+    prepared.set(text, found);
+  }
+  return found;
+}
+
+/**
+ * Runs a statement as a named prepared statement: each connection parses and plans it once, then
+ * only binds values (planning the listing's joins cost more than running them: bench/README.md).
+ * Lists of ids are bound as one array parameter (`= any(?)`), so the set of texts stays small.
+ */
+export async function runStatement<Row>(connection: Queryable, statement: Statement): Promise<Row[]> {
+  const { name, text, count } = prepare(statement.text);
+  if (count !== statement.params.length) {
+    throw new Error(`statement has ${count} placeholders but ${statement.params.length} values: ${statement.text}`);
+  }
+  return (await connection.query({ name, text, values: statement.params })).rows as Row[];
+}
+
+/**
+ * Runs SQL on `em`'s connection (inside its transaction, if any) and returns the rows. Values are
+ * bound parameters: the ORM's own `execute` would inline them into the text.
+ */
+export async function sql<Row>(em: EntityManager, text: string, params: unknown[] = []): Promise<Row[]> {
+  const { client } = em.getTransactionContext<Knex.Transaction>() ?? em.getKnex();
+  const connection = (await client.acquireConnection()) as Queryable;
+  try {
+    return await runStatement<Row>(connection, { text, params });
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 /** A filtered listing: `from` holds the FROM/JOIN/WHERE part of the page, with `params`. */

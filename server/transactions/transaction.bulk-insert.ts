@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../db/sql.ts';
+import { sql, type Statement } from '../db/sql.ts';
 
 /** One transaction to write in bulk; `amount` is the stored signed decimal string. */
 export interface BulkTransaction {
@@ -16,62 +16,53 @@ export interface BulkTransaction {
   tagIds?: string[];
 }
 
-/**
- * Writes many transactions with three set-based statements (one JSON parameter each) instead of
- * the unit of work: used for demo data, imports of size and benchmark seeding.
- */
-export async function insertTransactions(em: EntityManager, items: BulkTransaction[]): Promise<void> {
-  const details: unknown[] = [];
-  const entries: unknown[] = [];
-  const taggings: unknown[] = [];
+/** One statement writes the details, the entries and the taggings: atomic without a transaction block. */
+const INSERT_SQL = `
+  with input as (
+    select * from json_to_recordset(?::json) as r(entry_id uuid, detail_id uuid, family_id uuid, account_id uuid,
+      amount numeric, currency text, date date, name text, notes text, category_id uuid, merchant_id uuid,
+      created_at timestamptz, tag_ids uuid[])
+  ), details as (
+    insert into transactions (id, category_id, merchant_id, created_at, updated_at)
+    select detail_id, category_id, merchant_id, created_at, created_at from input
+  ), tagged as (
+    insert into taggings (id, tag_id, taggable_type, taggable_id, created_at)
+    select gen_random_uuid(), tag_id, 'Transaction', detail_id, created_at from input, unnest(tag_ids) as tag_id
+  )
+  insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes,
+    created_at, updated_at)
+  select entry_id, family_id, account_id, 'Transaction', detail_id, amount, currency, date, name, notes, created_at, created_at
+  from input`;
+
+/** The statement that writes `items`, and the ids (the entries') they will have, in order. */
+export function transactionInsertStatement(items: BulkTransaction[]): { statement: Statement; ids: string[] } {
   const now = Date.now();
-  items.forEach((item, index) => {
-    const detailId = randomUUID();
-    // Distinct creation times keep the list order (date, then created_at) stable for same-day rows.
-    const createdAt = new Date(now + index).toISOString();
-    details.push({
-      id: detailId,
-      category_id: item.categoryId ?? null,
-      merchant_id: item.merchantId ?? null,
-      created_at: createdAt,
-    });
-    entries.push({
-      id: randomUUID(),
-      family_id: item.familyId,
-      account_id: item.accountId,
-      entryable_id: detailId,
-      amount: item.amount,
-      currency: item.currency,
-      date: item.date,
-      name: item.name,
-      notes: item.notes ?? null,
-      created_at: createdAt,
-    });
-    for (const tagId of item.tagIds ?? []) taggings.push({ id: randomUUID(), tag_id: tagId, taggable_id: detailId });
-  });
-  await em.transactional(async (tx) => {
-    await sql(
-      tx,
-      `insert into transactions (id, category_id, merchant_id, created_at, updated_at)
-      select id, category_id, merchant_id, created_at, created_at
-      from json_to_recordset(?::json) as r(id uuid, category_id uuid, merchant_id uuid, created_at timestamptz)`,
-      [JSON.stringify(details)],
-    );
-    await sql(
-      tx,
-      `insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes, created_at, updated_at)
-      select id, family_id, account_id, 'Transaction', entryable_id, amount, currency, date, name, notes, created_at, created_at
-      from json_to_recordset(?::json) as r(id uuid, family_id uuid, account_id uuid, entryable_id uuid, amount numeric,
-        currency text, date date, name text, notes text, created_at timestamptz)`,
-      [JSON.stringify(entries)],
-    );
-    if (taggings.length) {
-      await sql(
-        tx,
-        `insert into taggings (id, tag_id, taggable_type, taggable_id)
-        select id, tag_id, 'Transaction', taggable_id from json_to_recordset(?::json) as r(id uuid, tag_id uuid, taggable_id uuid)`,
-        [JSON.stringify(taggings)],
-      );
-    }
-  });
+  const rows = items.map((item, index) => ({
+    entry_id: randomUUID(),
+    detail_id: randomUUID(),
+    family_id: item.familyId,
+    account_id: item.accountId,
+    amount: item.amount,
+    currency: item.currency,
+    date: item.date,
+    name: item.name,
+    notes: item.notes ?? null,
+    category_id: item.categoryId ?? null,
+    merchant_id: item.merchantId ?? null,
+    // Distinct creation times, the last one now, keep same-day rows in the order given (newest last).
+    created_at: new Date(now - (items.length - 1 - index)).toISOString(),
+    tag_ids: item.tagIds ?? [],
+  }));
+  return { statement: { text: INSERT_SQL, params: [JSON.stringify(rows)] }, ids: rows.map((row) => row.entry_id) };
+}
+
+/**
+ * Writes transactions with one set-based statement instead of the unit of work; returns the new
+ * ids in the order given. Used for a single create, demo data and seeding alike.
+ */
+export async function insertTransactions(em: EntityManager, items: BulkTransaction[]): Promise<string[]> {
+  if (!items.length) return [];
+  const { statement, ids } = transactionInsertStatement(items);
+  await sql(em, statement.text, statement.params);
+  return ids;
 }

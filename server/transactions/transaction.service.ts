@@ -8,6 +8,7 @@ import { isKnownCurrency } from '../money/money.ts';
 import { signedAmount, type Nature } from '../money/signed-amount.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { Tagging } from '../tags/tagging.entity.ts';
+import { insertTransactions } from './transaction.bulk-insert.ts';
 import { Transaction } from './transaction.entity.ts';
 
 /** Fields a client may set on a transaction (create needs account_id, date, amount and a name). */
@@ -89,23 +90,21 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
   const account = await em.findOne(Account, { id: input.account_id!, family: familyId }, { populate: ['family'] });
   if (!account) throw NotFound.entity('Account');
   const refs = await references(em, familyId, input);
-  const family = account.family;
-  return em.transactional(async (tx) => {
-    const detail = tx.create(Transaction, { category: refs.category, merchant: refs.merchant });
-    const entry = tx.create(Entry, {
-      family,
-      account,
-      entryableType: 'Transaction',
-      entryableId: detail.id,
-      amount: signedAmount(input.amount!, input.nature),
-      currency: input.currency ?? family.currency,
+  const [id] = await insertTransactions(em, [
+    {
+      familyId,
+      accountId: account.id,
       date: input.date!,
+      amount: signedAmount(input.amount!, input.nature),
+      currency: input.currency ?? account.family.currency,
       name: nameOf(input)!,
       notes: input.notes ?? null,
-    });
-    tagsFor(tx, detail, refs.tags ?? []);
-    return entry.id;
-  });
+      categoryId: refs.category?.id ?? null,
+      merchantId: refs.merchant?.id ?? null,
+      tagIds: refs.tags?.map((tag) => tag.id) ?? [],
+    },
+  ]);
+  return id!;
 }
 
 /** Changes what the client sent; omitted fields (and omitted `tag_ids`) stay as they are, `tag_ids: []` clears tags. */
