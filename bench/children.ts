@@ -5,6 +5,8 @@ export interface ChildServer {
   name: string;
   baseUrl: string;
   pid: number;
+  /** Statements the child has sent to PostgreSQL so far (bench/query-counter.ts). */
+  queries(): Promise<number>;
   /** Asks the child to stop (it exits normally, so a --cpu-prof profile gets written); kills it after 10 s. */
   stop(): Promise<void>;
 }
@@ -13,7 +15,12 @@ export interface ChildServer {
  * Runs bench/<script> in its own Node process (`node --import tsx`, plus `extraArgs` such as
  * --cpu-prof) and waits for it to report its port over IPC.
  */
-export async function startChild(name: string, script: string, env: Record<string, string>, extraArgs: string[] = []): Promise<ChildServer> {
+export async function startChild(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+): Promise<ChildServer> {
   const child: ChildProcess = fork(fileURLToPath(new URL(script, import.meta.url)), [], {
     execArgv: [...extraArgs, '--import', 'tsx'],
     env: { ...process.env, ...env },
@@ -38,6 +45,19 @@ export async function startChild(name: string, script: string, env: Record<strin
     name,
     baseUrl: `http://127.0.0.1:${port}`,
     pid: child.pid!,
+    queries() {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name} did not report its query count`)), 5000);
+        const onMessage = (message: { type?: string; count?: number }) => {
+          if (message?.type !== 'queries') return;
+          clearTimeout(timer);
+          child.off('message', onMessage);
+          resolve(message.count!);
+        };
+        child.on('message', onMessage);
+        child.send({ type: 'queries' });
+      });
+    },
     stop() {
       stopped ??= (async () => {
         if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,32 +1,55 @@
 /**
  * The limit: a bare node:http server with a `pg` pool that serves the four benchmarked routes with
- * the service's SQL (via its query functions, see pg-query-em.ts) and the service's JSON
- * (transactionView, paginationMeta). No authentication, no validation, no framework: what is left
- * is the database round trips and the JSON. Started by api.bench.ts with
- * `node --import tsx bench/limit-server.ts`; env: DATABASE_URL, DB_POOL_SIZE, FAMILY_ID, FAMILY_CURRENCY.
+ * the service's SQL (built by the exported transactionListing + listingStatement and
+ * transactionByIdStatement, run as the same named prepared statements by runStatement) and the service's JSON (transactionView, paginationMeta). No
+ * authentication, rate limiting, validation or framework: what is left is the database work and
+ * the JSON. A create sends the service's statements (account lookup, the one insert statement) and
+ * reads the result back with the service's select. Started by api.bench.ts as
+ * `node --import tsx bench/limit-server.ts`; env: DATABASE_URL, DB_POOL_SIZE, FAMILY_ID.
  */
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { NotFound } from '../server/http/errors.ts';
-import { pageRequest, paginationMeta } from '../server/http/pagination.ts';
+import { accountForEntryStatement } from '../server/accounts/account.queries.ts';
+import { listingStatement, runStatement } from '../server/db/sql.ts';
+import { pageRequest, paginationMeta, type PageRequest } from '../server/http/pagination.ts';
 import { signedAmount, type Nature } from '../server/money/signed-amount.ts';
-import { findTransaction, searchTransactions, type TransactionFilters } from '../server/transactions/transaction.queries.ts';
-import { transactionView } from '../server/transactions/transaction.view.ts';
-import { pgQueryEm } from './pg-query-em.ts';
+import { transactionInsertStatement } from '../server/transactions/transaction.bulk-insert.ts';
+import {
+  transactionByIdStatement,
+  transactionListing,
+  type TransactionFilters,
+} from '../server/transactions/transaction.queries.ts';
+import { transactionView, type TransactionRow } from '../server/transactions/transaction.view.ts';
+import './query-counter.ts';
 
 const databaseUrl = process.env.DATABASE_URL!;
 const poolSize = Number(process.env.DB_POOL_SIZE ?? 10);
 const familyId = process.env.FAMILY_ID!;
-const familyCurrency = process.env.FAMILY_CURRENCY ?? 'USD';
 
 // The same result parsing as the ORM's driver (@mikro-orm/postgresql PostgreSqlConnection): dates
 // and timestamps stay text, so both servers do the same work in transactionView.
 const types = new pg.TypeOverrides();
 for (const oid of [1082, 1114, 1184, 1186]) types.setTypeParser(oid, (text: string) => text);
 const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types });
-const em = pgQueryEm(pool);
+
+class NotFound extends Error {}
+
+/** As the service's pagedRows: one statement for the page and its total. */
+async function listPage(
+  filters: TransactionFilters,
+  page: PageRequest,
+): Promise<{ rows: TransactionRow[]; total: number }> {
+  const statement = listingStatement(transactionListing(familyId, filters), page);
+  const [result] = await runStatement<{ total: string; rows: TransactionRow[] }>(pool, statement);
+  return { rows: result?.rows ?? [], total: Number(result?.total ?? 0) };
+}
+
+async function findTransaction(id: string): Promise<TransactionRow> {
+  const [row] = await runStatement<TransactionRow>(pool, transactionByIdStatement(familyId, id));
+  if (!row) throw new NotFound('Transaction not found');
+  return row;
+}
 
 const LIST_ARRAYS = new Set(['account_ids', 'category_ids', 'merchant_ids', 'tag_ids']);
 const NUMBERS = new Set(['page', 'per_page', 'min_amount', 'max_amount']);
@@ -44,7 +67,10 @@ function listQuery(search: URLSearchParams): TransactionFilters & { page?: numbe
 
 function send(response: http.ServerResponse, status: number, body: unknown): void {
   const json = JSON.stringify(body);
-  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+  response.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+  });
   response.end(json);
 }
 
@@ -55,73 +81,91 @@ async function readJson(request: http.IncomingMessage): Promise<any> {
 }
 
 interface CreateBody {
-  transaction: { account_id: string; date: string; amount: number; name?: string; description?: string; notes?: string | null;
-    currency?: string; nature?: Nature };
+  transaction: {
+    account_id: string;
+    date: string;
+    amount: number;
+    name?: string;
+    description?: string;
+    notes?: string | null;
+    currency?: string;
+    nature?: Nature;
+  };
 }
 
-/** The rows the service writes for a create without category, merchant or tags: detail + entry, one transaction. */
+/**
+ * What the service sends for a create without category, merchant or tags: the account with its
+ * family's currency, then the one insert statement of transaction.bulk-insert.ts.
+ */
 async function insertTransaction(input: CreateBody['transaction']): Promise<string> {
-  const detailId = randomUUID();
-  const entryId = randomUUID();
-  const now = new Date();
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    await client.query(
-      `insert into transactions (id, category_id, merchant_id, kind, created_at, updated_at) values ($1, $2, $3, $4, $5, $6)`,
-      [detailId, null, null, 'standard', now, now],
-    );
-    await client.query(
-      `insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes, excluded, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [entryId, familyId, input.account_id, 'Transaction', detailId, signedAmount(input.amount, input.nature),
-        input.currency ?? familyCurrency, input.date, (input.name ?? input.description ?? '').trim(), input.notes ?? null, false, now, now],
-    );
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-  return entryId;
+  const [account] = await runStatement<{ id: string; family_currency: string }>(
+    pool,
+    accountForEntryStatement(familyId, input.account_id),
+  );
+  if (!account) throw new NotFound('Account not found');
+  const { statement, ids } = transactionInsertStatement([
+    {
+      familyId,
+      accountId: account.id,
+      date: input.date,
+      amount: signedAmount(input.amount, input.nature),
+      currency: input.currency ?? account.family_currency,
+      name: (input.name ?? input.description ?? '').trim(),
+      notes: input.notes ?? null,
+    },
+  ]);
+  await runStatement(pool, statement);
+  return ids[0]!;
 }
 
 const PREFIX = '/api/v1/transactions';
 
+let inFlight = 0;
 const server = http.createServer((request, response) => {
+  inFlight++;
   void (async () => {
     const url = new URL(request.url ?? '/', 'http://limit');
     if (url.pathname === PREFIX && request.method === 'GET') {
       const query = listQuery(url.searchParams);
       const page = pageRequest(query);
-      const { rows, total } = await searchTransactions(em, familyId, query, page);
+      const { rows, total } = await listPage(query, page);
       return send(response, 200, { data: rows.map(transactionView), meta: paginationMeta(page, total) });
     }
     if (url.pathname === PREFIX && request.method === 'POST') {
       const body = (await readJson(request)) as CreateBody;
       const id = await insertTransaction(body.transaction);
-      return send(response, 201, { data: transactionView(await findTransaction(em, familyId, id)) });
+      return send(response, 201, { data: transactionView(await findTransaction(id)) });
     }
     if (url.pathname.startsWith(`${PREFIX}/`) && request.method === 'GET') {
       const id = url.pathname.slice(PREFIX.length + 1);
-      return send(response, 200, { data: transactionView(await findTransaction(em, familyId, id)) });
+      return send(response, 200, { data: transactionView(await findTransaction(id)) });
     }
     send(response, 404, { error: 'not_found', message: 'No such route' });
-  })().catch((error: unknown) => {
-    if (error instanceof NotFound) return send(response, 404, { error: 'not_found', message: error.message });
-    process.stderr.write(`limit server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    send(response, 500, { error: 'internal_error', message: 'Internal error' });
-  });
+  })()
+    .catch((error: unknown) => {
+      if (error instanceof NotFound) return send(response, 404, { error: 'not_found', message: error.message });
+      process.stderr.write(
+        `limit server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      send(response, 500, { error: 'internal_error', message: 'Internal error' });
+    })
+    .finally(() => inFlight--);
 });
 
 server.listen(0, '127.0.0.1', () => {
   process.send?.({ ready: true, port: (server.address() as AddressInfo).port });
 });
 
+let stopping = false;
 async function stop(): Promise<void> {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  if (stopping) return;
+  stopping = true;
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), 5000).unref();
+  await closed;
+  for (let waited = 0; inFlight > 0 && waited < 10_000; waited += 20)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   await pool.end();
   process.exit(0);
 }

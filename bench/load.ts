@@ -1,5 +1,5 @@
-import os from 'node:os';
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
+import type { CpuFigures, CpuSampler } from './cpu-usage.ts';
 
 /** One kind of request the benchmark sends, to either server. */
 export interface Scenario {
@@ -20,9 +20,12 @@ export interface RunFigures {
   errors: number;
   timeouts: number;
   status_codes: Record<string, number>;
-  /** 1-minute load average before and after the run: a hint of other work on the machine. */
-  loadavg_before: number;
-  loadavg_after: number;
+  /** CPU seconds during the measured run per process group (see cpu-usage.ts); `others` is noise. */
+  cpu_s: CpuFigures;
+  /** The same per request, in milliseconds. */
+  cpu_ms_per_request: CpuFigures;
+  /** The measured run on the monotonic clock, in microseconds (the clock of V8 CPU profiles). */
+  window_us: { from: number; to: number };
 }
 
 export interface LoadOptions {
@@ -44,10 +47,24 @@ function run(baseUrl: string, scenario: Scenario, options: LoadOptions, duration
 }
 
 /** A warm-up run (not recorded), then the measured run. */
-export async function measure(baseUrl: string, scenario: Scenario, options: LoadOptions): Promise<RunFigures> {
+export async function measure(
+  baseUrl: string,
+  scenario: Scenario,
+  options: LoadOptions,
+  cpu?: CpuSampler,
+): Promise<RunFigures> {
   if (options.warmupSeconds > 0) await run(baseUrl, scenario, options, options.warmupSeconds);
-  const loadBefore = os.loadavg()[0]!;
+  const cpuSince = cpu?.start();
+  const from = Number(process.hrtime.bigint() / 1000n);
   const result = await run(baseUrl, scenario, options, options.durationSeconds);
+  const to = Number(process.hrtime.bigint() / 1000n);
+  const cpuFigures = cpuSince?.() ?? {};
+  const perRequest = Object.fromEntries(
+    Object.entries(cpuFigures).map(([name, seconds]) => [
+      name,
+      seconds === null || !result.requests.total ? null : Math.round((seconds * 1e6) / result.requests.total) / 1000,
+    ]),
+  );
   return {
     requests_per_s_mean: result.requests.mean,
     latency_p50_ms: result.latency.p50,
@@ -57,14 +74,11 @@ export async function measure(baseUrl: string, scenario: Scenario, options: Load
     non_2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    status_codes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count])),
-    loadavg_before: Math.round(loadBefore * 100) / 100,
-    loadavg_after: Math.round(os.loadavg()[0]! * 100) / 100,
+    status_codes: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count]),
+    ),
+    cpu_s: cpuFigures,
+    cpu_ms_per_request: perRequest,
+    window_us: { from, to },
   };
-}
-
-/** Cycles through `paths`, one per request. */
-export function rotating(paths: string[], extra: Omit<AutocannonRequest, 'path' | 'setupRequest'> = {}): AutocannonRequest[] {
-  let next = 0;
-  return [{ ...extra, setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }];
 }

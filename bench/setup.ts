@@ -2,12 +2,13 @@ import pg from 'pg';
 import pino from 'pino';
 import { openOrm } from '../server/db/orm.ts';
 import { startChild, type ChildServer } from './children.ts';
+import { postmasterOf } from './cpu-usage.ts';
 import { createBenchDatabase, type BenchDatabase } from './database.ts';
 import type { Scenario } from './load.ts';
 import { SEARCH_WORD, seedHousehold, type SeedResult } from './seed.ts';
 
 export const POOL_SIZE = 10;
-export const TRANSACTIONS = 100_000;
+export const TRANSACTIONS = Number(process.env.BENCH_TRANSACTIONS ?? 100_000);
 export const BATCH_SIZE = 5_000;
 /** The name of every transaction the create scenario writes; they are deleted after each create run. */
 export const CREATE_NAME = 'Bench lunch';
@@ -21,6 +22,8 @@ export interface BenchContext {
   vacuumSeconds: number;
   showIds: string[];
   postgresVersion: string;
+  /** PID of the PostgreSQL postmaster when it runs on this machine (for the CPU accounting). */
+  postmasterPid: number | null;
   close(): Promise<void>;
 }
 
@@ -35,7 +38,9 @@ export async function prepare(): Promise<BenchContext> {
   let pool: pg.Pool | undefined;
   try {
     const orm = await openOrm(database.url, 2);
-    log(`seeding ${TRANSACTIONS.toLocaleString('en-US')} transactions in batches of ${BATCH_SIZE.toLocaleString('en-US')}`);
+    log(
+      `seeding ${TRANSACTIONS.toLocaleString('en-US')} transactions in batches of ${BATCH_SIZE.toLocaleString('en-US')}`,
+    );
     const started = performance.now();
     let seed: SeedResult;
     try {
@@ -44,18 +49,34 @@ export async function prepare(): Promise<BenchContext> {
       await orm.close();
     }
     const seedTotalSeconds = (performance.now() - started) / 1000;
-    log(`seeded ${seed.rows} rows: insert ${seed.insertSeconds.toFixed(1)} s = ${Math.round(seed.rowsPerSecond)} rows/s`);
+    log(
+      `seeded ${seed.rows} rows: insert ${seed.insertSeconds.toFixed(1)} s = ${Math.round(seed.rowsPerSecond)} rows/s`,
+    );
     pool = new pg.Pool({ connectionString: database.url, max: 2 });
     const vacuumStarted = performance.now();
     await pool.query('vacuum analyze');
     const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
-    const showIds = (await pool.query<{ id: string }>(
-      `select id from entries where family_id = $1 and entryable_type = 'Transaction' order by md5(id::text) limit 1000`, [seed.familyId],
-    )).rows.map((row) => row.id);
-    const postgresVersion = (await pool.query<{ v: string }>('show server_version')).rows[0]!.v;
+    const showIds = (
+      await pool.query<{ id: string }>(
+        `select id from entries where family_id = $1 and entryable_type = 'Transaction' order by md5(id::text) limit 1000`,
+        [seed.familyId],
+      )
+    ).rows.map((row) => row.id);
+    const postgresVersion = (await pool.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0]!
+      .v;
+    const backendPid = (await pool.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    const local = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(database.url).hostname);
+    const postmasterPid = local ? postmasterOf(backendPid) : null;
     const parentPool = pool;
     return {
-      database, pool, seed, seedTotalSeconds, vacuumSeconds, showIds, postgresVersion,
+      database,
+      pool,
+      seed,
+      seedTotalSeconds,
+      vacuumSeconds,
+      showIds,
+      postgresVersion,
+      postmasterPid,
       async close() {
         await parentPool.end().catch(() => undefined);
         await database.close();
@@ -69,13 +90,25 @@ export async function prepare(): Promise<BenchContext> {
 }
 
 export function startService(context: BenchContext, extraArgs: string[] = []): Promise<ChildServer> {
-  return startChild('service', './service-server.ts', { DATABASE_URL: context.database.url, DB_POOL_SIZE: String(POOL_SIZE) }, extraArgs);
+  return startChild(
+    'service',
+    './service-server.ts',
+    { DATABASE_URL: context.database.url, DB_POOL_SIZE: String(POOL_SIZE) },
+    extraArgs,
+  );
 }
 
 export function startLimit(context: BenchContext, extraArgs: string[] = []): Promise<ChildServer> {
-  return startChild('limit', './limit-server.ts', {
-    DATABASE_URL: context.database.url, DB_POOL_SIZE: String(POOL_SIZE), FAMILY_ID: context.seed.familyId, FAMILY_CURRENCY: context.seed.currency,
-  }, extraArgs);
+  return startChild(
+    'limit',
+    './limit-server.ts',
+    {
+      DATABASE_URL: context.database.url,
+      DB_POOL_SIZE: String(POOL_SIZE),
+      FAMILY_ID: context.seed.familyId,
+    },
+    extraArgs,
+  );
 }
 
 function isoDate(date: Date): string {
@@ -87,37 +120,57 @@ export function scenarios(context: BenchContext): Scenario[] {
   const today = new Date();
   const yearAgo = new Date(Date.UTC(today.getUTCFullYear() - 1, today.getUTCMonth(), today.getUTCDate()));
   const [checking, , , visa] = context.seed.accountIds;
-  const filtered = `/api/v1/transactions?search=${SEARCH_WORD}&start_date=${isoDate(yearAgo)}&end_date=${isoDate(today)}` +
+  const filtered =
+    `/api/v1/transactions?search=${SEARCH_WORD}&start_date=${isoDate(yearAgo)}&end_date=${isoDate(today)}` +
     `&account_ids[]=${checking}&account_ids[]=${visa}`;
   const showPaths = context.showIds.map((id) => `/api/v1/transactions/${id}`);
   const checkingId = checking!;
   return [
-    { name: 'list', description: 'GET /api/v1/transactions?per_page=25', requests: () => [{ method: 'GET', path: '/api/v1/transactions?per_page=25' }] },
+    {
+      name: 'list',
+      description: 'GET /api/v1/transactions?per_page=25',
+      requests: () => [{ method: 'GET', path: '/api/v1/transactions?per_page=25' }],
+    },
     {
       name: 'filtered list',
       description: `GET /api/v1/transactions?search=${SEARCH_WORD}&start_date=<1 year ago>&end_date=<today>&account_ids[]=<checking>&account_ids[]=<visa>`,
       requests: () => [{ method: 'GET', path: filtered }],
     },
     {
-      name: 'show', description: `GET /api/v1/transactions/{id}, rotating over ${showPaths.length} ids`,
+      name: 'show',
+      description: `GET /api/v1/transactions/{id}, rotating over ${showPaths.length} ids`,
       requests: () => {
         let next = 0;
-        return [{ method: 'GET', setupRequest: (request) => ({ ...request, path: showPaths[next++ % showPaths.length]! }) }];
+        return [
+          { method: 'GET', setupRequest: (request) => ({ ...request, path: showPaths[next++ % showPaths.length]! }) },
+        ];
       },
     },
     {
-      name: 'create', description: 'POST /api/v1/transactions {transaction: {account_id, date, amount, name, nature}}',
+      name: 'create',
+      description: 'POST /api/v1/transactions {transaction: {account_id, date, amount, name, nature}}',
       requests: () => {
         let next = 0;
-        return [{
-          method: 'POST', path: '/api/v1/transactions',
-          setupRequest: (request) => {
-            const n = next++;
-            const date = isoDate(new Date(today.getTime() - (n % 30) * 86_400_000));
-            const body = { transaction: { account_id: checkingId, date, amount: 5 + (n % 4000) / 100, name: CREATE_NAME, nature: 'expense' } };
-            return { ...request, body: JSON.stringify(body) };
+        return [
+          {
+            method: 'POST',
+            path: '/api/v1/transactions',
+            setupRequest: (request) => {
+              const n = next++;
+              const date = isoDate(new Date(today.getTime() - (n % 30) * 86_400_000));
+              const body = {
+                transaction: {
+                  account_id: checkingId,
+                  date,
+                  amount: 5 + (n % 4000) / 100,
+                  name: CREATE_NAME,
+                  nature: 'expense',
+                },
+              };
+              return { ...request, body: JSON.stringify(body) };
+            },
           },
-        }];
+        ];
       },
     },
   ];

@@ -9,26 +9,10 @@ import { Tag } from '../tags/tag.entity.ts';
 import { insertTransactions, type BulkTransaction } from '../transactions/transaction.bulk-insert.ts';
 import { createUserWithFamily } from '../users/user.service.ts';
 import type { User } from '../users/user.entity.ts';
+import { randomSource } from './random-source.ts';
 
 export const DEMO_EMAIL = 'demo@household.example';
 export const DEMO_PASSWORD = 'demo-password';
-
-/** A small deterministic random source, so every demo household looks the same. */
-function randomSource(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    between: (min: number, max: number) => min + (max - min) * next(),
-    chance: (p: number) => next() < p,
-    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!,
-  };
-}
 
 function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);

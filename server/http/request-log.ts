@@ -10,20 +10,27 @@ export function requestLog(logger: Logger): Middleware {
     const offered = ctx.get('x-request-id');
     const id = REQUEST_ID.test(offered) ? offered : randomUUID();
     ctx.set('X-Request-Id', id);
-    ctx.state.log = logger.child({ requestId: id });
+    // Made on first use: with the access log off, a request that logs nothing costs no child logger.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (child ??= logger.child({ requestId: id })),
+      enumerable: true,
+    });
     const started = performance.now();
     try {
       await next();
     } finally {
-      ctx.state.log.info(
-        {
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
+      if (logger.isLevelEnabled('info')) {
+        ctx.state.log.info(
+          {
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+          },
+          'request',
+        );
+      }
     }
   };
 }

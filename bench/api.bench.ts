@@ -1,0 +1,304 @@
+/**
+ * `npm run bench:api`: seeds 100,000 transactions into a throw-away PostgreSQL, then measures the
+ * service (bench/service-server.ts, the real Koa app) and the limit (bench/limit-server.ts: the same
+ * SQL and JSON over bare node:http + pg) with autocannon on four scenarios. Writes
+ * bench/results/api.json and prints a Markdown table. See bench/README.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFile, mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildServer } from './children.ts';
+import { CpuSampler } from './cpu-usage.ts';
+import { measure, type LoadOptions, type RunFigures } from './load.ts';
+import { SEARCH_WORD } from './seed.ts';
+import {
+  BATCH_SIZE,
+  POOL_SIZE,
+  deleteCreated,
+  log,
+  prepare,
+  scenarios,
+  startLimit,
+  startService,
+  type BenchContext,
+} from './setup.ts';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const RESULTS = process.env.BENCH_RESULTS ?? fileURLToPath(new URL('./results/api.json', import.meta.url));
+
+/** Targets (bench/README.md). */
+const LIST_MIN_RPS = 1000;
+const LIST_MAX_P99_MS = 50;
+const MIN_RATIO = 0.5;
+
+interface Check {
+  status: number;
+  body: any;
+}
+
+async function call(baseUrl: string, path: string, key: string, body?: unknown): Promise<Check> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Before any load: each scenario answers 2xx on both servers, and with the same JSON. */
+async function preflight(context: BenchContext, service: ChildServer, limit: ChildServer) {
+  const checks: Record<string, unknown> = {};
+  const key = context.seed.key;
+  for (const scenario of scenarios(context)) {
+    const [request] = scenario.requests();
+    const prepared = request!.setupRequest ? request!.setupRequest({ ...request! }, {}) : request!;
+    const body = prepared.body === undefined ? undefined : JSON.parse(String(prepared.body));
+    const before = [await service.queries(), await limit.queries()];
+    const [a, b] = [
+      await call(service.baseUrl, prepared.path!, key, body),
+      await call(limit.baseUrl, prepared.path!, key, body),
+    ];
+    const queries = [(await service.queries()) - before[0]!, (await limit.queries()) - before[1]!];
+    if (a.status >= 300 || b.status >= 300) {
+      throw new Error(
+        `preflight ${scenario.name}: service ${a.status} ${JSON.stringify(a.body).slice(0, 300)}; limit ${b.status} ${JSON.stringify(b.body).slice(0, 300)}`,
+      );
+    }
+    // Created records differ in id and timestamps only.
+    const strip = (value: any) =>
+      JSON.stringify(value, (k, v) =>
+        scenario.name === 'create' && ['id', 'created_at', 'updated_at'].includes(k) && typeof v === 'string' ? '*' : v,
+      );
+    const same = strip(a.body) === strip(b.body);
+    checks[scenario.name] = {
+      status: [a.status, b.status],
+      same_json: same,
+      sql_statements_per_request: queries,
+      ...(a.body.meta ? { rows: a.body.data.length, total_count: a.body.meta.total_count } : {}),
+    };
+    if (!same)
+      log(
+        `WARNING: ${scenario.name} answers differ:\n  service ${JSON.stringify(a.body).slice(0, 400)}\n  limit   ${JSON.stringify(b.body).slice(0, 400)}`,
+      );
+  }
+  await deleteCreated(context);
+  return checks;
+}
+
+function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+function markdownTable(rows: { name: string; service: RunFigures; limit: RunFigures; ratio: number }[]): string {
+  const lines = [
+    '| scenario | service req/s | service p50 / p99 ms | limit req/s | limit p50 / p99 ms | service / limit | non-2xx (service, limit) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.name} | ${Math.round(row.service.requests_per_s_mean).toLocaleString('en-US')} | ${row.service.latency_p50_ms} / ${row.service.latency_p99_ms} | ` +
+        `${Math.round(row.limit.requests_per_s_mean).toLocaleString('en-US')} | ${row.limit.latency_p50_ms} / ${row.limit.latency_p99_ms} | ` +
+        `${Math.round(row.ratio * 100)}% | ${row.service.non_2xx + row.service.errors}, ${row.limit.non_2xx + row.limit.errors} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function published({ window_us: _window, ...figures }: RunFigures) {
+  return {
+    ...figures,
+    requests_per_s_mean: round(figures.requests_per_s_mean),
+    latency_mean_ms: round(figures.latency_mean_ms, 2),
+  };
+}
+
+/** Which code was measured: the commit, and the files of server/ that differ from it (others edit them meanwhile). */
+function codeState() {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
+  return {
+    commit: git('rev-parse', '--short', 'HEAD') || 'unknown',
+    uncommitted_in_server: git('status', '--porcelain', '--', 'server').split('\n').filter(Boolean),
+  };
+}
+
+/** Runs during which other processes used more than 10% of the machine's CPU. */
+function noiseNote(results: { name: string; service: RunFigures; limit: RunFigures }[], capacity: number) {
+  const disturbed = results.flatMap((r) =>
+    (['service', 'limit'] as const)
+      .filter((side) => (r[side].cpu_s.others ?? 0) > 0.1 * capacity)
+      .map((side) => `${r.name}/${side}: ${r[side].cpu_s.others} CPU s of ${capacity} used by other processes`),
+  );
+  return { cpu_capacity_s_per_run: capacity, disturbed_runs: disturbed };
+}
+
+/** Stops the servers and removes the database; set once they exist, also run on Ctrl-C. */
+let cleanup: (() => Promise<void>) | undefined;
+process.on('SIGINT', () => {
+  log('interrupted; cleaning up');
+  void (cleanup?.() ?? Promise.resolve()).catch(() => undefined).finally(() => process.exit(130));
+});
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const loadAtStart = os.loadavg();
+  const code = codeState();
+  const context = await prepare();
+  const children: ChildServer[] = [];
+  let cleaned: Promise<void> | undefined;
+  cleanup = () =>
+    (cleaned ??= (async () => {
+      for (const child of [...children].reverse()) await child.stop().catch(() => undefined);
+      await context.close();
+      log('stopped servers and database');
+    })());
+  try {
+    const service = await startService(context);
+    children.push(service);
+    const limit = await startLimit(context);
+    children.push(limit);
+    log(`service ${service.baseUrl} (pid ${service.pid}), limit ${limit.baseUrl} (pid ${limit.pid})`);
+    const checks = await preflight(context, service, limit);
+    log(`preflight: ${JSON.stringify(checks)}`);
+
+    const options: LoadOptions = {
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      warmupSeconds: WARMUP,
+      headers: { 'X-Api-Key': context.seed.key, 'Content-Type': 'application/json' },
+    };
+    const cpu = new CpuSampler(
+      { load_generator: () => [process.pid], service: () => [service.pid], limit: () => [limit.pid] },
+      context.postmasterPid,
+    );
+    const results: { name: string; description: string; service: RunFigures; limit: RunFigures; ratio: number }[] = [];
+    for (const scenario of scenarios(context)) {
+      const figures: Partial<Record<'service' | 'limit', RunFigures>> = {};
+      for (const [label, server] of [
+        ['service', service],
+        ['limit', limit],
+      ] as const) {
+        log(`${scenario.name} -> ${label}: ${WARMUP} s warm-up, ${DURATION} s measured, ${CONNECTIONS} connections`);
+        const run = await measure(server.baseUrl, scenario, options, cpu);
+        figures[label] = run;
+        log(
+          `  ${Math.round(run.requests_per_s_mean)} req/s, p50 ${run.latency_p50_ms} ms, p99 ${run.latency_p99_ms} ms, ` +
+            `non-2xx ${run.non_2xx}, errors ${run.errors}; CPU ms/request: ${label} ${run.cpu_ms_per_request[label]}, ` +
+            `postgres ${run.cpu_ms_per_request.postgres}, autocannon ${run.cpu_ms_per_request.load_generator}; CPU s used by other processes ${run.cpu_s.others}`,
+        );
+        if (run.non_2xx || run.errors)
+          log(`  WARNING: ${run.non_2xx} non-2xx, ${run.errors} errors: ${JSON.stringify(run.status_codes)}`);
+        if (scenario.name === 'create') log(`  removed ${await deleteCreated(context)} created transactions`);
+      }
+      const ratio = figures.service!.requests_per_s_mean / figures.limit!.requests_per_s_mean;
+      results.push({
+        name: scenario.name,
+        description: scenario.description,
+        service: figures.service!,
+        limit: figures.limit!,
+        ratio: round(ratio, 3),
+      });
+    }
+
+    const list = results.find((r) => r.name === 'list')!;
+    const targets = [
+      {
+        target: `list >= ${LIST_MIN_RPS} req/s`,
+        value: round(list.service.requests_per_s_mean),
+        met: list.service.requests_per_s_mean >= LIST_MIN_RPS,
+      },
+      {
+        target: `list p99 <= ${LIST_MAX_P99_MS} ms`,
+        value: list.service.latency_p99_ms,
+        met: list.service.latency_p99_ms <= LIST_MAX_P99_MS,
+      },
+      ...results.map((r) => ({
+        target: `${r.name}: service >= ${MIN_RATIO * 100}% of limit req/s`,
+        value: r.ratio,
+        met: r.ratio >= MIN_RATIO,
+      })),
+      ...results.map((r) => ({
+        target: `${r.name}: no non-2xx / errors`,
+        value: r.service.non_2xx + r.service.errors + r.limit.non_2xx + r.limit.errors,
+        met: r.service.non_2xx + r.service.errors + r.limit.non_2xx + r.limit.errors === 0,
+      })),
+    ];
+    const cpus = os.cpus();
+    const report = {
+      machine: {
+        node: process.version,
+        platform: `${os.type()} ${os.release()} ${os.arch()}`,
+        cpu_count: cpus.length,
+        cpu_model: cpus[0]?.model ?? 'unknown',
+        memory_gb: round(os.totalmem() / 2 ** 30),
+        postgres: `${context.postgresVersion} (${context.database.server})`,
+        date: started.toISOString(),
+        loadavg_at_start: loadAtStart.map((v) => round(v, 2)),
+      },
+      code,
+      config: {
+        connections: CONNECTIONS,
+        duration_s: DURATION,
+        warmup_s: WARMUP,
+        db_pool_size: POOL_SIZE,
+        transactions: context.seed.rows,
+        search_word: SEARCH_WORD,
+        load_generator:
+          'autocannon in the parent process; service and limit each in their own child process; PostgreSQL on the same machine',
+        service_rate_limits: {
+          per_address: process.env.RATE_LIMIT_PER_ADDRESS ?? '1000000000',
+          per_credential: process.env.RATE_LIMIT_PER_CREDENTIAL ?? '1000000000',
+          note: 'checked on every request (counters in PostgreSQL) but set high enough never to trip; 0 turns a limit off',
+        },
+      },
+      seeding: {
+        rows: context.seed.rows,
+        batch_size: BATCH_SIZE,
+        insert_seconds: round(context.seed.insertSeconds, 2),
+        rows_per_s: Math.round(context.seed.rowsPerSecond),
+        seed_total_seconds: round(context.seedTotalSeconds, 2),
+        vacuum_analyze_seconds: round(context.vacuumSeconds, 2),
+      },
+      preflight: checks,
+      scenarios: results.map((r) => ({
+        name: r.name,
+        request: r.description,
+        service: published(r.service),
+        limit: published(r.limit),
+        ratio_service_over_limit: r.ratio,
+      })),
+      targets,
+      noise: noiseNote(results, os.cpus().length * DURATION),
+    };
+    await mkdir(path.dirname(RESULTS), { recursive: true });
+    await writeFile(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(
+      `\n${markdownTable(results)}\n\nseeding: ${report.seeding.rows_per_s.toLocaleString('en-US')} rows/s ` +
+        `(${context.seed.rows} rows in ${report.seeding.insert_seconds} s, batches of ${BATCH_SIZE})\n`,
+    );
+    if (report.noise.disturbed_runs.length) log(`NOISE: ${report.noise.disturbed_runs.join('; ')}`);
+    for (const target of targets)
+      process.stdout.write(`${target.met ? 'met   ' : 'MISSED'} ${target.target} (${target.value})\n`);
+    log(`results written to ${RESULTS}`);
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
