@@ -65,7 +65,9 @@ export async function prepare(): Promise<BenchContext> {
     const postgresVersion = (await pool.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0]!
       .v;
     const backendPid = (await pool.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-    const local = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(database.url).hostname);
+    // Local: loopback, or a Unix socket directory (a percent-encoded path as the host).
+    const host = decodeURIComponent(new URL(database.url).hostname);
+    const local = ['127.0.0.1', 'localhost', '[::1]'].includes(host) || host.startsWith('/');
     const postmasterPid = local ? postmasterOf(backendPid) : null;
     const parentPool = pool;
     return {
