@@ -8,7 +8,6 @@
  * `node --import tsx bench/limit-server.ts`; env: DATABASE_URL, DB_POOL_SIZE, FAMILY_ID.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { accountForEntryStatement } from '../server/accounts/account.queries.ts';
 import { listingStatement, runStatement } from '../server/db/sql.ts';
@@ -22,6 +21,7 @@ import {
 } from '../server/transactions/transaction.queries.ts';
 import { transactionView, type TransactionRow } from '../server/transactions/transaction.view.ts';
 import './query-counter.ts';
+import { serveChild } from './serve-child.ts';
 
 const databaseUrl = process.env.DATABASE_URL!;
 const poolSize = Number(process.env.DB_POOL_SIZE ?? 10);
@@ -120,57 +120,32 @@ async function insertTransaction(input: CreateBody['transaction']): Promise<stri
 
 const PREFIX = '/api/v1/transactions';
 
-let inFlight = 0;
-const server = http.createServer((request, response) => {
-  inFlight++;
-  void (async () => {
-    const url = new URL(request.url ?? '/', 'http://limit');
-    if (url.pathname === PREFIX && request.method === 'GET') {
-      const query = listQuery(url.searchParams);
-      const page = pageRequest(query);
-      const { rows, total } = await listPage(query, page);
-      return send(response, 200, { data: rows.map(transactionView), meta: paginationMeta(page, total) });
-    }
-    if (url.pathname === PREFIX && request.method === 'POST') {
-      const body = (await readJson(request)) as CreateBody;
-      const id = await insertTransaction(body.transaction);
-      return send(response, 201, { data: transactionView(await findTransaction(id)) });
-    }
-    if (url.pathname.startsWith(`${PREFIX}/`) && request.method === 'GET') {
-      const id = url.pathname.slice(PREFIX.length + 1);
-      return send(response, 200, { data: transactionView(await findTransaction(id)) });
-    }
-    send(response, 404, { error: 'not_found', message: 'No such route' });
-  })()
-    .catch((error: unknown) => {
+serveChild(
+  (request, response) =>
+    (async () => {
+      const url = new URL(request.url ?? '/', 'http://limit');
+      if (url.pathname === PREFIX && request.method === 'GET') {
+        const query = listQuery(url.searchParams);
+        const page = pageRequest(query);
+        const { rows, total } = await listPage(query, page);
+        return send(response, 200, { data: rows.map(transactionView), meta: paginationMeta(page, total) });
+      }
+      if (url.pathname === PREFIX && request.method === 'POST') {
+        const body = (await readJson(request)) as CreateBody;
+        const id = await insertTransaction(body.transaction);
+        return send(response, 201, { data: transactionView(await findTransaction(id)) });
+      }
+      if (url.pathname.startsWith(`${PREFIX}/`) && request.method === 'GET') {
+        const id = url.pathname.slice(PREFIX.length + 1);
+        return send(response, 200, { data: transactionView(await findTransaction(id)) });
+      }
+      send(response, 404, { error: 'not_found', message: 'No such route' });
+    })().catch((error: unknown) => {
       if (error instanceof NotFound) return send(response, 404, { error: 'not_found', message: error.message });
       process.stderr.write(
         `limit server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
       );
       send(response, 500, { error: 'internal_error', message: 'Internal error' });
-    })
-    .finally(() => inFlight--);
-});
-
-server.listen(0, '127.0.0.1', () => {
-  process.send?.({ ready: true, port: (server.address() as AddressInfo).port });
-});
-
-let stopping = false;
-async function stop(): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  const closed = new Promise((resolve) => server.close(resolve));
-  server.closeIdleConnections();
-  setTimeout(() => server.closeAllConnections(), 5000).unref();
-  await closed;
-  for (let waited = 0; inFlight > 0 && waited < 10_000; waited += 20)
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  await pool.end();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
-process.on('message', (message) => {
-  if (message === 'stop') void stop();
-});
+    }),
+  () => pool.end(),
+);
