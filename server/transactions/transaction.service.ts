@@ -64,9 +64,11 @@ async function references(em: EntityManager, familyId: string, input: Transactio
     const wanted = [...new Set(input.tag_ids)];
     tags = wanted.length ? await em.find(Tag, { id: { $in: wanted }, family: familyId }) : [];
     const found = new Set(tags.map((tag) => tag.id));
-    wanted.forEach((id, index) => {
-      if (!found.has(id))
+    input.tag_ids.forEach((id, index) => {
+      // Pointers name the position in the request; a repeated unknown id is reported once.
+      if (!found.has(id) && input.tag_ids!.indexOf(id) === index) {
         problems.push({ path: `${BODY}/tag_ids/${index}`, message: `tag ${id} does not match a tag of this family` });
+      }
     });
   }
   if (problems.length) throw new ValidationFailed(problems);

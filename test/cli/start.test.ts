@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+let database: TestServer;
+let dataDir: string;
+
+beforeAll(async () => {
+  database = await startTestServer();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'finance-start-'));
+});
+afterAll(async () => {
+  await database?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Starts the service as `npm start` does (server/main.ts), on this file's database and a free port. */
+function start(): { child: ChildProcess; banner: Promise<string>; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: database.databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const banner = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/try: curl/.test(output)) resolve(output);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, banner, exited };
+}
+
+describe('npm start', () => {
+  it('migrates, creates the demo household, prints a working key, and stops cleanly on Ctrl-C', async () => {
+    const first = start();
+    const banner = await first.banner;
+    const base = /running at (http:\/\/localhost:\d+)\/api\/v1/.exec(banner)![1]!;
+    const key = /read_write API key:\s+([0-9a-f]{64})/.exec(banner)![1]!;
+    expect((await readFile(path.join(dataDir, 'demo-api-key'), 'utf8')).trim()).toBe(key);
+
+    const list = await fetch(`${base}/api/v1/transactions?per_page=100`, { headers: { 'x-api-key': key } });
+    expect(list.status).toBe(200);
+    const body = (await list.json()) as { data: { date: string }[]; meta: { total_count: number } };
+    expect(body.meta.total_count).toBeGreaterThan(300);
+    const dates = body.data.map((row) => row.date);
+    expect(dates).toEqual([...dates].sort().reverse());
+    expect((await fetch(`${base}/docs`)).status).toBe(200);
+
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+
+    // A second start finds the household and prints the same key.
+    const second = start();
+    expect(await second.banner).toContain(key);
+    expect(await database.query('select count(*)::int as families from families')).toEqual([{ families: 1 }]);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+});
