@@ -2066,7 +2066,7 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Number of requests allowed in the current rate-limit window (per client address and per credential; the tighter of the two applies).
+         * @description Number of requests allowed in the current rate-limit window: the credential's limit on authenticated requests, the client address's otherwise. Absent when that limit is turned off.
          * @example 10000
          */
         "X-RateLimit-Limit": number;

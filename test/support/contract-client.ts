@@ -94,6 +94,21 @@ export function checkResponse(operationId: OperationId, status: number, body: un
     throw new Error(`${operationId} ${status} must have no body, got: ${JSON.stringify(body).slice(0, 200)}`);
 }
 
+/** Documented response headers that are present must match their schema (all of ours are integers or text). */
+function checkHeaders(operation: OperationEntry, status: number, headers: Headers): void {
+  const key = String(status);
+  const documented = operation.responses[key] ?? operation.responses[`${key[0]}XX`] ?? operation.responses.default;
+  const declared = (documented ? resolve(documented).headers : undefined) as Record<string, Json> | undefined;
+  for (const [name, header] of Object.entries(declared ?? {})) {
+    const value = headers.get(name);
+    const schema = resolve(header).schema as { type?: string; minimum?: number } | undefined;
+    if (value === null || schema?.type !== 'integer') continue;
+    if (!/^\d+$/.test(value) || Number(value) < (schema.minimum ?? 0)) {
+      throw new Error(`${operation.id} ${status} header ${name}: "${value}" is not what the contract documents`);
+    }
+  }
+}
+
 /** Every operation of the contract: id, method and path template. */
 export const contractOperations = operations.map(({ id, method, path }) => ({ id, method, path }));
 
@@ -166,6 +181,7 @@ export class ContractClient {
     const text = await response.text();
     const body = text ? JSON.parse(text) : undefined;
     checkResponse(operation.id as OperationId, response.status, body);
+    checkHeaders(operation, response.status, response.headers);
     return { status: response.status, body, headers: response.headers, operationId: operation.id };
   }
 }
