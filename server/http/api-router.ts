@@ -45,6 +45,15 @@ function parseQuery(querystring: string): Record<string, unknown> {
   return qs.parse(querystring, { arrayLimit: 1000, parameterLimit: 2000, depth: 2 });
 }
 
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function bearerToken(ctx: Context): string | undefined {
   const header = ctx.get('authorization');
   if (!header) return undefined;
@@ -107,6 +116,8 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
       },
       ...(operation.requestBody ? [parseBody] : []),
       async (ctx: Context) => {
+        // A path that does not decode (`/transactions/%E0%A4`) cannot name a record.
+        if (!decodes(ctx.path)) throw NotFound.entity(resourceName(operationId, pathParam));
         const query = parseQuery(ctx.querystring);
         const result = api.validator.validateRequest(
           {

@@ -124,3 +124,28 @@ it('covers every implemented write operation', () => {
     ].sort(),
   );
 });
+
+describe('malformed requests', () => {
+  it('answers a path id that does not decode with 404', async () => {
+    const response = await server.api.request('GET', '/api/v1/transactions/%E0%A4%A', { key: household.readKey });
+    expect(response.status).toBe(404);
+    expect(response.body.message).toBe('Transaction not found');
+  });
+
+  it('answers a query parameter given as an object with 422', async () => {
+    const response = await server.api.call('listTransactions', {
+      key: household.readKey,
+      query: 'page[x]=1&per_page[]=2',
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors.map((error: { path: string }) => error.path)).toEqual([
+      '/query/page',
+      '/query/per_page',
+    ]);
+  });
+
+  it('takes an undecodable search text literally', async () => {
+    const response = await server.api.call('listTransactions', { key: household.readKey, query: 'search=%E0%A4%A' });
+    expect(response.status).toBe(200);
+  });
+});
