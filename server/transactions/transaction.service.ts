@@ -81,10 +81,6 @@ async function references(em: EntityManager, familyId: string, input: Transactio
   };
 }
 
-function tagsFor(em: EntityManager, detail: Transaction, tags: Tag[]): void {
-  for (const tag of tags) em.create(Tagging, { tag, taggableType: 'Transaction', taggableId: detail.id });
-}
-
 /** Records a transaction; returns its id (the entry's). */
 export async function createTransaction(em: EntityManager, familyId: string, input: TransactionInput): Promise<string> {
   checkInput(input);
@@ -134,7 +130,7 @@ export async function updateTransaction(
     if (refs.merchantGiven) detail.merchant = refs.merchant;
     if (refs.tags !== undefined) {
       await tx.nativeDelete(Tagging, { taggableType: 'Transaction', taggableId: detail.id });
-      tagsFor(tx, detail, refs.tags);
+      for (const tag of refs.tags) tx.create(Tagging, { tag, taggableType: 'Transaction', taggableId: detail.id });
     }
     detail.updatedAt = entry.updatedAt = new Date();
     tx.persist(entry);
