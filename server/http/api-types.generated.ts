@@ -1162,6 +1162,8 @@ export interface components {
         /** @description Body for changing a transaction. Every field is optional and only the fields sent are changed; the account cannot be changed. */
         TransactionUpdateRequest: {
             transaction: {
+                /** @description Not accepted: a transaction stays on its account. To move one, delete it and create it on the other account. Sending it is answered with 422. */
+                account_id?: unknown;
                 /**
                  * Format: date
                  * @description New booking date (`YYYY-MM-DD`).

@@ -56,6 +56,8 @@ function describe(error: ErrorObject): ErrorDetail | undefined {
       const type = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
       return { path: pointer, message: `${fieldName(pointer)} must be of type ${type.replace(',', ' or ')}` };
     }
+    case 'not':
+      return { path: pointer, message: `${fieldName(pointer)} cannot be sent here` };
     case 'parse':
       return undefined; // malformed JSON is answered earlier, as a 400
     case 'anyOf':

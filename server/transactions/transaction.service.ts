@@ -109,7 +109,7 @@ export async function updateTransaction(
   em: EntityManager,
   familyId: string,
   id: string,
-  input: TransactionInput,
+  input: Omit<TransactionInput, 'account_id'>,
 ): Promise<void> {
   checkInput(input);
   const entry = await em.findOne(Entry, { id, family: familyId, entryableType: 'Transaction' });

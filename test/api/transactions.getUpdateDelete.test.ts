@@ -276,10 +276,14 @@ describe('updateTransaction: changes', () => {
     expect(stable(data)).toEqual(stable(created));
   });
 
-  it('the account cannot be changed', async () => {
+  it('the account cannot be changed: 422 at account_id', async () => {
     const created = await fresh();
     const response = await update(created.id, { account_id: fx.accounts.savings.id, name: 'Moved?' });
-    expect([200, 422]).toContain(response.status);
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual([
+      { path: '/body/transaction/account_id', message: 'account_id cannot be sent here' },
+    ]);
+    expect((await storedTransaction(server, created.id))!.name).toBe(created.name);
     expect((await storedTransaction(server, created.id))!.account_id).toBe(fx.accounts.checking.id);
   });
 });

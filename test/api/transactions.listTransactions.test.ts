@@ -505,33 +505,16 @@ describe('listTransactions: invalid query', () => {
     await expect422('max_amount=-Infinity', '/query/max_amount');
   });
 
-  it('a page far past any offset (1e20) is an empty page or a 422, never a 500', async () => {
-    const response = await server.api.call('listTransactions', {
-      key: household.readKey,
-      query: 'page=100000000000000000000',
-    });
-    expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
-    if (response.status === 200) expect(response.body.data).toEqual([]);
-    else expect(response.body.errors.map((e: { path?: string }) => e.path)).toContain('/query/page');
+  it('a page above the contract bound (1e20) -> 422 at /query/page', async () => {
+    await expect422('page=100000000000000000000', '/query/page');
   });
 
-  it('start_date 0000-01-01 (no year zero in PostgreSQL) is a 200 or a 422, never a 500', async () => {
-    const response = await server.api.call('listTransactions', {
-      key: household.readKey,
-      query: { start_date: '0000-01-01' },
-    });
-    expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
-    if (response.status === 422)
-      expect(response.body.errors.map((e: { path?: string }) => e.path)).toContain('/query/start_date');
+  it('start_date 0000-01-01 (no year zero in PostgreSQL) -> 422 at /query/start_date', async () => {
+    await expect422({ start_date: '0000-01-01' }, '/query/start_date');
   });
 
-  it('search with a NUL character is a 200 or a 422, never a 500', async () => {
-    const response = await server.api.call('listTransactions', {
-      key: household.readKey,
-      query: { search: 'tip\u0000jar' },
-    });
-    expect([200, 422], JSON.stringify(response.body)).toContain(response.status);
-    if (response.status === 200) expect(response.body.data).toEqual([]);
+  it('search with a NUL character -> 422 at /query/search', async () => {
+    await expect422({ search: 'tip\u0000jar' }, '/query/search');
   });
 
   it('several problems are each reported', async () => {
