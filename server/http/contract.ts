@@ -24,12 +24,17 @@ export type HandlerResult<K extends OperationId> = {
     : { status: S; body?: undefined };
 }[keyof Responses<K> & SuccessStatus];
 
+/** Operations the contract marks `security: []`: they run without a credential (a test keeps this list true). */
+export const PUBLIC_OPERATIONS = ['login', 'refreshToken', 'linkSsoAccount', 'createSsoAccount'] as const;
+export type PublicOperation = (typeof PUBLIC_OPERATIONS)[number];
+
 /** Everything a handler may read: the request as validated (and coerced) by the contract. */
 export interface HandlerInput<K extends OperationId> {
   params: PathParams<K>;
   query: QueryParams<K>;
   body: RequestBody<K>;
-  principal: Principal;
+  /** The caller; none for the public operations. */
+  principal: K extends PublicOperation ? undefined : Principal;
   /** A fork of the ORM's EntityManager for this request only. */
   em: EntityManager;
   log: Logger;

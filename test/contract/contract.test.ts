@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUBLIC_OPERATIONS } from '../../server/http/contract.ts';
 import { BUNDLED_SPEC_PATH, loadOpenApiDocument } from '../../server/http/openapi-document.ts';
 import { checkResponse, contractOperations } from '../support/contract-client.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -77,6 +78,16 @@ describe('the contract', () => {
         });
       }
     }
+  });
+
+  it('lists its public operations where the code expects them', () => {
+    const open = Object.values(document.paths ?? {}).flatMap((item) =>
+      Object.values(item ?? {}).flatMap((operation) => {
+        const op = operation as { operationId?: string; security?: unknown[] };
+        return op.operationId && op.security?.length === 0 ? [op.operationId] : [];
+      }),
+    );
+    expect(open.sort()).toEqual([...PUBLIC_OPERATIONS].sort());
   });
 
   it('has a generated types file that is current with the spec', async () => {
