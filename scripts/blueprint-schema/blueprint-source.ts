@@ -1,0 +1,171 @@
+import path from 'node:path';
+import { readYamlFile } from './read-yaml.ts';
+
+/**
+ * The schema source (schemas/source/*.yaml) read and checked for shape. Field notations are
+ * expanded later, by the builder, which knows the model and field each one belongs to.
+ */
+export interface BlueprintSource {
+  /** Release label, e.g. `2025.12`. */
+  release: string;
+  /** Descriptions of the top-level keys, by path (`metadata.labels`). */
+  document: Record<DocumentKey, string>;
+  /** Descriptions of the keys of every entry, by path (`permissions.role`). */
+  entry: Record<EntryKey, string>;
+  /** The values of `state` in schema order, each with its meaning, and the default. */
+  states: { default: string; values: Array<[value: string, meaning: string]> };
+  /** Descriptions of common fields by name (field-descriptions.yaml). */
+  fieldDescriptions: Map<string, string>;
+  /** Named value lists for `enum @name` (value-lists.yaml). */
+  valueLists: Map<string, string[]>;
+  /** The models in release order (models.yaml). */
+  models: ModelSource[];
+}
+
+/** One model of models.yaml, its fields still in notation. */
+export interface ModelSource {
+  /** `<app>.<model>`, e.g. `idp_core.user`. */
+  name: string;
+  summary: string;
+  /** True only for the model whose entries have no `identifiers` key. */
+  withoutIdentifiers: boolean;
+  /** `standard`, or a list of codenames where `standard` may stand for the four standard ones. */
+  permissions: string[];
+  /** Field name -> notation string or mapping form, in source order. */
+  fields: Array<[name: string, spec: unknown]>;
+}
+
+export const DOCUMENT_KEYS = [
+  'version',
+  'metadata',
+  'metadata.name',
+  'metadata.labels',
+  'context',
+  'entries',
+  'entries.list',
+  'entries.groups',
+] as const;
+export type DocumentKey = (typeof DOCUMENT_KEYS)[number];
+
+export const ENTRY_KEYS = [
+  'model',
+  'id',
+  'state',
+  'conditions',
+  'permissions',
+  'permissions.permission',
+  'permissions.user',
+  'permissions.role',
+  'attrs',
+  'identifiers',
+] as const;
+export type EntryKey = (typeof ENTRY_KEYS)[number];
+
+/** A source file with the wrong shape or a bad notation: names the file and the place in it. */
+export class SourceError extends Error {
+  override name = 'SourceError';
+  constructor(file: string, where: string, problem: string) {
+    super(`${file}: ${where}: ${problem}`);
+  }
+}
+
+const MODEL_NAME = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;
+const MODEL_KEYS = new Set(['summary', 'without_identifiers', 'permissions', 'fields']);
+
+/** Reads and shape-checks the four source files in `directory`. */
+export function loadBlueprintSource(directory: string): BlueprintSource {
+  const blueprint = mapping(readYamlFile(path.join(directory, 'blueprint.yaml')), 'blueprint.yaml', '(top)');
+  const states = mapping(blueprint.states, 'blueprint.yaml', 'states');
+  const stateValues = textMapping(states.values, 'blueprint.yaml', 'states.values');
+  const defaultState = text(states.default, 'blueprint.yaml', 'states.default');
+  if (!stateValues.has(defaultState)) {
+    throw new SourceError('blueprint.yaml', 'states.default', `"${defaultState}" is not one of states.values`);
+  }
+  return {
+    release: text(blueprint.release, 'blueprint.yaml', 'release'),
+    document: exactKeys(blueprint.document, DOCUMENT_KEYS, 'document'),
+    entry: exactKeys(blueprint.entry, ENTRY_KEYS, 'entry'),
+    states: { default: defaultState, values: [...stateValues] },
+    fieldDescriptions: textMapping(
+      readYamlFile(path.join(directory, 'field-descriptions.yaml')),
+      'field-descriptions.yaml',
+      '(top)',
+    ),
+    valueLists: readValueLists(readYamlFile(path.join(directory, 'value-lists.yaml'))),
+    models: readModels(readYamlFile(path.join(directory, 'models.yaml'))),
+  };
+}
+
+function readValueLists(data: unknown): Map<string, string[]> {
+  const lists = new Map<string, string[]>();
+  for (const [name, values] of Object.entries(mapping(data, 'value-lists.yaml', '(top)'))) {
+    if (!Array.isArray(values) || values.length === 0) {
+      throw new SourceError('value-lists.yaml', name, 'expected a non-empty list of strings');
+    }
+    const strings = values.map((value, index) => text(value, 'value-lists.yaml', `${name}[${index}]`, true));
+    const duplicate = strings.find((value, index) => strings.indexOf(value) !== index);
+    if (duplicate !== undefined) throw new SourceError('value-lists.yaml', name, `"${duplicate}" is listed twice`);
+    lists.set(name, strings);
+  }
+  return lists;
+}
+
+function readModels(data: unknown): ModelSource[] {
+  return Object.entries(mapping(data, 'models.yaml', '(top)')).map(([name, value]) => {
+    if (!MODEL_NAME.test(name)) throw new SourceError('models.yaml', name, 'a model is named <app>.<model>');
+    const model = mapping(value, 'models.yaml', name);
+    const unknown = Object.keys(model).find((key) => !MODEL_KEYS.has(key));
+    if (unknown) throw new SourceError('models.yaml', `${name}.${unknown}`, `unknown key (known: ${[...MODEL_KEYS]})`);
+    const withoutIdentifiers = model.without_identifiers ?? false;
+    if (typeof withoutIdentifiers !== 'boolean') {
+      throw new SourceError('models.yaml', `${name}.without_identifiers`, 'expected true or false');
+    }
+    const permissions = model.permissions;
+    const list = typeof permissions === 'string' ? [permissions] : permissions;
+    if (!Array.isArray(list) || list.length === 0) {
+      throw new SourceError('models.yaml', `${name}.permissions`, 'expected "standard" or a list of codenames');
+    }
+    return {
+      name,
+      summary: text(model.summary, 'models.yaml', `${name}.summary`),
+      withoutIdentifiers,
+      permissions: list.map((codename, index) => text(codename, 'models.yaml', `${name}.permissions[${index}]`)),
+      fields: Object.entries(mapping(model.fields, 'models.yaml', `${name}.fields`)),
+    };
+  });
+}
+
+function exactKeys<K extends string>(data: unknown, keys: readonly K[], where: string): Record<K, string> {
+  const descriptions = textMapping(data, 'blueprint.yaml', where);
+  const missing = keys.filter((key) => !descriptions.has(key));
+  const unknown = [...descriptions.keys()].filter((key) => !(keys as readonly string[]).includes(key));
+  if (missing.length > 0 || unknown.length > 0) {
+    const problems = [missing.length ? `missing ${missing}` : '', unknown.length ? `unknown ${unknown}` : ''];
+    throw new SourceError('blueprint.yaml', where, problems.filter(Boolean).join('; '));
+  }
+  return Object.fromEntries(descriptions) as Record<K, string>;
+}
+
+function textMapping(data: unknown, file: string, where: string): Map<string, string> {
+  const entries = Object.entries(mapping(data, file, where));
+  return new Map(entries.map(([key, value]) => [key, text(value, file, where === '(top)' ? key : `${where}.${key}`)]));
+}
+
+/** A YAML mapping as a plain object. */
+export function mapping(data: unknown, file: string, where: string): Record<string, unknown> {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new SourceError(file, where, 'expected a mapping');
+  }
+  return data as Record<string, unknown>;
+}
+
+function text(data: unknown, file: string, where: string, allowEmpty = false): string {
+  if (typeof data !== 'string' || (!allowEmpty && data.trim() === '')) {
+    throw new SourceError(
+      file,
+      where,
+      `expected ${allowEmpty ? 'a' : 'a non-empty'} string, found ${JSON.stringify(data)}`,
+    );
+  }
+  return data;
+}

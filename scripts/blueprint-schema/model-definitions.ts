@@ -1,0 +1,85 @@
+import { SourceError, mapping, type BlueprintSource, type ModelSource } from './blueprint-source.ts';
+import { NotationError, parseFieldNotation, type ValueLists } from './field-notation.ts';
+import type { SchemaObject } from './schema-json.ts';
+
+/** Keys of a field written in mapping form (models.yaml): a notation plus a description, or nesting. */
+const MAPPING_KEYS = new Set(['type', 'description', 'properties', 'required', 'items']);
+
+/**
+ * The definition `attrs` and `identifiers` of one model share: its fields, all optional. Common
+ * fields without a description of their own get the one of field-descriptions.yaml.
+ */
+export function modelFieldsDefinition(model: ModelSource, source: BlueprintSource): SchemaObject {
+  const properties: SchemaObject = {};
+  for (const [field, spec] of model.fields) {
+    const where = `${model.name}.${field}`;
+    const schema = expandField(spec, where, source.valueLists);
+    const common = source.fieldDescriptions.get(field);
+    properties[field] = 'description' in schema || common === undefined ? schema : { description: common, ...schema };
+  }
+  return { description: model.summary, type: 'object', properties, required: [] };
+}
+
+/**
+ * The permission codenames of a model, sorted: `standard` stands for add_, change_, delete_ and
+ * view_<model>.
+ */
+export function permissionCodenames(model: ModelSource): string[] {
+  const shortName = model.name.slice(model.name.indexOf('.') + 1);
+  const codenames = model.permissions.flatMap((codename) =>
+    codename === 'standard' ? ['add', 'change', 'delete', 'view'].map((verb) => `${verb}_${shortName}`) : [codename],
+  );
+  const duplicate = codenames.find((codename, index) => codenames.indexOf(codename) !== index);
+  if (duplicate) throw new SourceError('models.yaml', `${model.name}.permissions`, `"${duplicate}" is listed twice`);
+  return codenames.sort();
+}
+
+/** One field, notation string or mapping form, expanded into its JSON Schema. */
+function expandField(spec: unknown, where: string, valueLists: ValueLists): SchemaObject {
+  if (typeof spec === 'string') return parseNotation(spec, where, valueLists);
+  const form = mapping(spec, 'models.yaml', where);
+  const unknown = Object.keys(form).find((key) => !MAPPING_KEYS.has(key));
+  if (unknown) throw new SourceError('models.yaml', where, `unknown key "${unknown}" (known: ${[...MAPPING_KEYS]})`);
+  const shapes = ['type', 'properties', 'items'].filter((key) => key in form);
+  if (shapes.length !== 1) {
+    throw new SourceError('models.yaml', where, 'give exactly one of "type" (a notation), "properties" or "items"');
+  }
+  if ('required' in form && !('properties' in form)) {
+    throw new SourceError('models.yaml', where, '"required" goes with "properties"');
+  }
+  const description = form.description;
+  if (description !== undefined && (typeof description !== 'string' || description.trim() === '')) {
+    throw new SourceError('models.yaml', `${where}.description`, 'expected a non-empty string');
+  }
+  const schema = shapes[0] === 'type' ? parseNotation(form.type, where, valueLists) : nested(form, where, valueLists);
+  return description === undefined ? schema : { description, ...schema };
+}
+
+/** `properties` (+ `required`): an object with those properties; `items`: an array of them. */
+function nested(form: Record<string, unknown>, where: string, valueLists: ValueLists): SchemaObject {
+  if ('items' in form) return { type: 'array', items: expandField(form.items, `${where}[]`, valueLists) };
+  const properties: SchemaObject = {};
+  for (const [name, spec] of Object.entries(mapping(form.properties, 'models.yaml', `${where}.properties`))) {
+    properties[name] = expandField(spec, `${where}.${name}`, valueLists);
+  }
+  const required = form.required;
+  if (required === undefined) return { type: 'object', properties };
+  if (!Array.isArray(required) || required.some((name) => typeof name !== 'string' || !(name in properties))) {
+    throw new SourceError('models.yaml', `${where}.required`, 'expected a list of names from "properties"');
+  }
+  return { type: 'object', properties, required: required as string[] };
+}
+
+function parseNotation(notation: unknown, where: string, valueLists: ValueLists): SchemaObject {
+  if (typeof notation !== 'string') {
+    throw new SourceError('models.yaml', where, `expected a field notation, found ${JSON.stringify(notation)}`);
+  }
+  try {
+    return parseFieldNotation(notation, valueLists);
+  } catch (error) {
+    if (error instanceof NotationError) {
+      throw new SourceError('models.yaml', where, `${error.message} in "${notation}"`);
+    }
+    throw error;
+  }
+}
