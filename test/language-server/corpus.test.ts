@@ -1,0 +1,97 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { BNode } from '../../language-server/src/service/blueprint-node.ts';
+import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
+import { blueprintTags, checkTags } from '../../language-server/src/service/tags.ts';
+import { randomSource } from '../../server/demo/random-source.ts';
+
+/** Real blueprints shared with the team outside the repository (absent on some machines). */
+const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/blueprints', import.meta.url));
+const corpusAbsent = !existsSync(CORPUS_DIR);
+if (corpusAbsent) console.warn(`blueprint corpus tests skipped: ${CORPUS_DIR} is absent`);
+
+const corpus = corpusAbsent
+  ? []
+  : readdirSync(CORPUS_DIR)
+      .filter((name) => /\.(ya?ml|json)$/.test(name))
+      .sort()
+      .map((name) => ({ name, text: readFileSync(`${CORPUS_DIR}/${name}`, 'utf8') }));
+
+describe.skipIf(corpusAbsent)('the corpus', () => {
+  // The two `invalid` files are invalid for schema reasons (version 999; an invalid email and a
+  // model written `idp_core.User`), not for tag reasons: they too have no YAML or tag problem.
+  it.each(corpus.map((file) => [file.name, file.text]))('%s parses with no YAML or tag problem', (_name, text) => {
+    const { root, problems } = parseBlueprint(text);
+    expect(problems).toEqual([]);
+    expect(root?.kind).toBe('map');
+    expect(checkTags(root)).toEqual([]);
+  });
+
+  it('uses every blueprint tag somewhere', () => {
+    const used = new Set(corpus.flatMap((file) => file.text.match(/![A-Za-z]+/g) ?? []));
+    expect(blueprintTags.map((tag) => tag.name).filter((name) => !used.has(name))).toEqual([]);
+  });
+});
+
+/** Every node and entry of a tree, to check their ranges too. */
+function nodesOf(root: BNode | undefined): { range: [number, number] }[] {
+  const found: { range: [number, number] }[] = [];
+  const pending = root ? [root] : [];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    found.push(node);
+    if (node.kind === 'seq') pending.push(...node.items);
+    if (node.kind === 'map')
+      for (const entry of node.entries) (found.push(entry), pending.push(entry.key, entry.value));
+  }
+  return found;
+}
+
+const insertions = ['!KeyOf x', '!Enumerate', '!Value 3', '!If [a, b]', '!Condition [', '!Foo', ':', '-', '[', '"'];
+
+/** One random edit of a text: the kinds of slips an editor sees while someone types. */
+function mutate(text: string, random: ReturnType<typeof randomSource>): string {
+  const at = Math.floor(random.next() * (text.length + 1));
+  const lines = text.split('\n');
+  const line = Math.floor(random.next() * lines.length);
+  switch (Math.floor(random.next() * 5)) {
+    case 0:
+      lines.splice(line, 1);
+      return lines.join('\n');
+    case 1:
+      lines.splice(line, 0, lines[line] ?? '');
+      return lines.join('\n');
+    case 2:
+      return text.slice(0, at);
+    case 3: {
+      if (text.length < 2) return text;
+      const i = Math.min(at, text.length - 2);
+      return text.slice(0, i) + text[i + 1] + text[i] + text.slice(i + 2);
+    }
+    default:
+      return text.slice(0, at) + random.pick(insertions) + text.slice(at);
+  }
+}
+
+describe.skipIf(corpusAbsent)('robustness', () => {
+  it('2,000 seeded mutations of the corpus never throw and keep ranges inside the text', () => {
+    const random = randomSource(20251201);
+    const started = performance.now();
+    let problemCount = 0;
+    for (let run = 0; run < 2000; run++) {
+      let text = random.pick(corpus).text;
+      const edits = 1 + Math.floor(random.next() * 3);
+      for (let i = 0; i < edits; i++) text = mutate(text, random);
+      const { root, problems } = parseBlueprint(text);
+      const all = [...problems, ...checkTags(root)];
+      problemCount += all.length;
+      for (const { range } of [...all, ...nodesOf(root)]) {
+        const inside = 0 <= range[0] && range[0] <= range[1] && range[1] <= text.length;
+        if (!inside) expect.fail(`range ${range.join('-')} outside a text of ${text.length} (run ${run}):\n${text}`);
+      }
+    }
+    console.info(`2,000 mutations: ${Math.round(performance.now() - started)} ms, ${problemCount} problems`);
+    expect(problemCount).toBeGreaterThan(0);
+  });
+});
