@@ -5,6 +5,7 @@ import type { BNode } from '../../language-server/src/service/blueprint-node.ts'
 import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
 import { blueprintTags, checkTags } from '../../language-server/src/service/tags.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
+import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 
 /** Real blueprints shared with the team outside the repository (absent on some machines). */
 const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/blueprints', import.meta.url));
@@ -74,6 +75,9 @@ function mutate(text: string, random: ReturnType<typeof randomSource>): string {
   }
 }
 
+const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
+const service = createLanguageService({ schema: JSON.parse(readFileSync(schemaPath, 'utf8')) as object });
+
 describe.skipIf(corpusAbsent)('robustness', () => {
   it('2,000 seeded mutations of the corpus never throw and keep ranges inside the text', () => {
     const random = randomSource(20251201);
@@ -84,7 +88,10 @@ describe.skipIf(corpusAbsent)('robustness', () => {
       const edits = 1 + Math.floor(random.next() * 3);
       for (let i = 0; i < edits; i++) text = mutate(text, random);
       const { root, problems } = parseBlueprint(text);
-      const all = [...problems, ...checkTags(root)];
+      // doValidation (parse, tags, schema) must not throw either, nor report an internal error.
+      const validation = service.doValidation(text);
+      if (validation.some((problem) => problem.code === 'internal-error')) expect.fail(`internal error (run ${run})`);
+      const all = [...problems, ...checkTags(root), ...validation];
       problemCount += all.length;
       for (const { range } of [...all, ...nodesOf(root)]) {
         const inside = 0 <= range[0] && range[0] <= range[1] && range[1] <= text.length;

@@ -56,3 +56,49 @@ export function problem<T extends Record<string, ProblemCodeInfo>>(
 ): Problem {
   return { range: [range[0], range[1]], severity: table[code]!.severity, code, message };
 }
+
+/** The codes reported by the schema checks (`validateBlueprint`). */
+export const schemaCodes = {
+  'root-not-map': {
+    severity: 'error',
+    meaning: 'The blueprint is not a mapping of version, metadata, context, entries.',
+  },
+  'top-unknown-key': { severity: 'error', meaning: 'A top-level key the schema does not define.' },
+  'version-missing': { severity: 'error', meaning: 'The blueprint has no version.' },
+  'version-not-integer': { severity: 'error', meaning: 'version is not a whole number.' },
+  'version-unsupported': { severity: 'error', meaning: 'version is a whole number the service does not accept.' },
+  'entries-missing': { severity: 'error', meaning: 'The blueprint has no entries.' },
+  'entries-invalid': { severity: 'error', meaning: 'entries is neither a sequence nor a mapping of sequences.' },
+  'metadata-invalid': { severity: 'error', meaning: 'metadata (or its name or labels) has the wrong shape.' },
+  'metadata-name-missing': { severity: 'error', meaning: 'metadata has no name.' },
+  'label-not-string': { severity: 'warning', meaning: 'A label value is not a string (quote it).' },
+  'entry-not-map': { severity: 'error', meaning: 'An entry is not a mapping.' },
+  'model-missing': { severity: 'error', meaning: 'An entry has no model.' },
+  'model-unknown': { severity: 'error', meaning: 'An entry names a model the schema does not know.' },
+  'model-case': { severity: 'warning', meaning: 'A model name differs from the schema only in case.' },
+  'entry-unknown-key': { severity: 'error', meaning: 'An entry key that this model’s entries do not have.' },
+  'state-invalid': { severity: 'error', meaning: 'state is not one of the allowed states.' },
+  'conditions-not-sequence': { severity: 'error', meaning: 'conditions is not a sequence.' },
+  'condition-not-boolean': {
+    severity: 'warning',
+    meaning: 'A conditions item is a literal other than true/false (the service uses truthiness).',
+  },
+  'identifiers-missing': { severity: 'error', meaning: 'An entry of a model that needs identifiers has none.' },
+  'identifiers-empty': { severity: 'error', meaning: 'identifiers is an empty mapping.' },
+  'field-unknown': {
+    severity: 'warning',
+    meaning: 'An attrs/identifiers field the model does not have (the service ignores it; often a typo).',
+  },
+  'field-invalid': { severity: 'error', meaning: 'A field value has the wrong type, enum value, format or bounds.' },
+  'field-enum-coerced': {
+    severity: 'warning',
+    meaning: 'A number written where the schema lists strings; the service converts it.',
+  },
+  'permissions-invalid': { severity: 'error', meaning: 'permissions, or one of its items, has the wrong shape.' },
+  'permission-unknown': { severity: 'error', meaning: 'A permission codename this model does not have.' },
+} as const satisfies Record<string, ProblemCodeInfo>;
+
+export type SchemaCode = keyof typeof schemaCodes;
+
+/** Every code the language service reports, in one table. */
+export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes } as const;

@@ -1,0 +1,239 @@
+import { createRequire } from 'node:module';
+import { Ajv, type Plugin, type ValidateFunction } from 'ajv';
+import { editDistance } from './edit-distance.ts';
+
+/**
+ * What the validator needs to know about a blueprint schema, read ONLY from its structure: the
+ * entry `oneOf` branches, their `model` consts and their `$ref`s. No model or field name is
+ * written here, so another release's schema works the same way.
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export interface ModelInfo {
+  /** The `model` const of the entry branch, e.g. `<app>.<model>`. */
+  name: string;
+  /** The part before the first `.` of the name. */
+  app: string;
+  /** The entry branch (a `oneOf` item, resolved). */
+  entry: JsonObject;
+  /** Keys an entry of this model may have. */
+  entryKeys: string[];
+  stateValues: string[];
+  /** The definition shared by `attrs` and `identifiers` (resolved `$ref`), if any. */
+  fields: JsonObject | undefined;
+  /** The `$ref` that `attrs`/`identifiers` use for `fields`, if any. */
+  fieldsRef: string | undefined;
+  fieldNames: string[];
+  permissionCodenames: string[];
+  /** The schema of one `permissions` item. */
+  permissionItem: JsonObject | undefined;
+  identifiersRequired: boolean;
+}
+
+export type ModelLookup = { model: ModelInfo; caseMismatch: boolean } | { model: undefined; suggestions: string[] };
+
+export interface SchemaIndex {
+  title: string | undefined;
+  /** The top-level schema itself (`properties`, `required`). */
+  root: JsonObject;
+  topLevelKeys: string[];
+  /** Union of the keys of every entry branch. */
+  entryKeys: string[];
+  stateValues: string[];
+  models: ReadonlyMap<string, ModelInfo>;
+  modelNames: string[];
+  lookupModel(name: string): ModelLookup;
+  /** Ajv validator for a model's fields, compiled on first use and cached. */
+  fieldValidator(model: ModelInfo): ValidateFunction | undefined;
+  /** Whether `format` keywords are checked (ajv-formats could be loaded). */
+  formatsChecked: boolean;
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** Resolves a local JSON pointer `#/a/b` in the schema. */
+function resolvePointer(schema: JsonObject, ref: string): JsonObject | undefined {
+  if (!ref.startsWith('#')) return undefined;
+  let current: unknown = schema;
+  for (const raw of ref.slice(1).split('/').filter(Boolean)) {
+    const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isObject(current)) return undefined;
+    current = current[part];
+  }
+  return isObject(current) ? current : undefined;
+}
+
+/** Follows `$ref`s (a few hops) to the definition. */
+function deref(schema: JsonObject, node: unknown): { definition: JsonObject | undefined; ref: string | undefined } {
+  let current = isObject(node) ? node : undefined;
+  let ref: string | undefined;
+  for (let hop = 0; hop < 8 && current && typeof current.$ref === 'string'; hop++) {
+    ref = current.$ref as string;
+    current = resolvePointer(schema, ref);
+  }
+  return { definition: current, ref };
+}
+
+/** Finds the entry `oneOf`: the items schema of `entries` (array form), resolved. */
+function entryBranches(schema: JsonObject): unknown[] {
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const found: unknown[] = [];
+  const visit = (node: unknown, depth: number): void => {
+    const { definition } = deref(schema, node);
+    if (!definition || depth > 6) return;
+    if (Array.isArray(definition.oneOf)) {
+      const branches = definition.oneOf.map((branch) => deref(schema, branch).definition);
+      if (branches.some((branch) => isObject(branch?.properties) && isObject(branch.properties.model))) {
+        found.push(...branches);
+        return;
+      }
+    }
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+      if (Array.isArray(definition[key])) for (const item of definition[key]) visit(item, depth + 1);
+    }
+    if (definition.items) visit(definition.items, depth + 1);
+    if (isObject(definition.additionalProperties)) visit(definition.additionalProperties, depth + 1);
+  };
+  visit(properties.entries, 0);
+  return found;
+}
+
+function modelInfo(schema: JsonObject, entry: JsonObject): ModelInfo | undefined {
+  const properties = isObject(entry.properties) ? entry.properties : {};
+  const modelSchema = isObject(properties.model) ? properties.model : {};
+  const name = typeof modelSchema.const === 'string' ? modelSchema.const : strings(modelSchema.enum)[0];
+  if (name === undefined) return undefined;
+  const fieldsSource = properties.attrs ?? properties.identifiers;
+  const { definition: fields, ref: fieldsRef } = deref(schema, fieldsSource);
+  const state = deref(schema, properties.state).definition;
+  const permissions = deref(schema, properties.permissions).definition;
+  const permissionItem = deref(schema, permissions?.items).definition;
+  const permissionProps = isObject(permissionItem?.properties) ? permissionItem.properties : {};
+  const permission = deref(schema, permissionProps.permission).definition;
+  return {
+    name,
+    app: name.split('.')[0]!,
+    entry,
+    entryKeys: Object.keys(properties),
+    stateValues: strings(state?.enum),
+    fields,
+    fieldsRef,
+    fieldNames: isObject(fields?.properties) ? Object.keys(fields.properties) : [],
+    permissionCodenames: strings(permission?.enum),
+    permissionItem,
+    identifiersRequired: strings(entry.required).includes('identifiers'),
+  };
+}
+
+/** Up to `count` names nearest to `word` (ignoring case), nearest first; none when nothing is near. */
+export function nearest(word: string, candidates: readonly string[], count = 3): string[] {
+  const lower = word.toLowerCase();
+  const limit = Math.max(2, Math.floor(word.length / 4));
+  return (
+    candidates
+      .map((candidate) => ({ candidate, distance: editDistance(lower, candidate.toLowerCase(), limit) }))
+      .filter(({ distance }) => distance <= limit)
+      .sort((a, b) => a.distance - b.distance)
+      // Only names about as near as the nearest one: a far second guess is noise.
+      .filter(({ distance }, _i, sorted) => distance <= sorted[0]!.distance + 1)
+      .slice(0, count)
+      .map(({ candidate }) => candidate)
+  );
+}
+
+function loadFormats(): Plugin<unknown> | undefined {
+  try {
+    const required = createRequire(import.meta.url)('ajv-formats') as { default?: Plugin<unknown> } & Plugin<unknown>;
+    return required.default ?? required;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One definition with only the definitions it refers to (transitively), kept at their places, so
+ * Ajv compiles that model alone: never the whole schema or its entry `oneOf`.
+ */
+function standalone(schema: JsonObject, definition: JsonObject): JsonObject {
+  const result: JsonObject = {};
+  const seen = new Set<string>();
+  const pending: unknown[] = [definition];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) pending.push(...node);
+    if (!isObject(node)) continue;
+    if (typeof node.$ref === 'string' && node.$ref.startsWith('#/') && !seen.has(node.$ref)) {
+      seen.add(node.$ref);
+      const target = resolvePointer(schema, node.$ref);
+      if (target) {
+        const parts = node.$ref
+          .slice(2)
+          .split('/')
+          .map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
+        let place = result;
+        for (const part of parts.slice(0, -1)) place = (place[part] ??= {}) as JsonObject;
+        place[parts[parts.length - 1]!] = target;
+        pending.push(target);
+      }
+    }
+    for (const value of Object.values(node)) if (value !== null && typeof value === 'object') pending.push(value);
+  }
+  return { ...result, ...definition };
+}
+
+export function createSchemaIndex(schema: object): SchemaIndex {
+  const root = schema as JsonObject;
+  const models = new Map<string, ModelInfo>();
+  for (const branch of entryBranches(root)) {
+    const info = isObject(branch) ? modelInfo(root, branch) : undefined;
+    if (info && !models.has(info.name)) models.set(info.name, info);
+  }
+  const modelNames = [...models.keys()];
+  const byLower = new Map(modelNames.map((name) => [name.toLowerCase(), models.get(name)!]));
+  const entryKeys = [...new Set([...models.values()].flatMap((model) => model.entryKeys))];
+  const stateValues = [...new Set([...models.values()].flatMap((model) => model.stateValues))];
+
+  let ajv: Ajv | undefined;
+  const formats = loadFormats();
+  const validators = new Map<string, ValidateFunction | undefined>();
+  const getAjv = (): Ajv => {
+    ajv ??= new Ajv({ allErrors: true, strict: false, validateSchema: false, validateFormats: formats !== undefined });
+    if (formats && !ajv.formats.uuid) formats(ajv, undefined);
+    return ajv;
+  };
+  return {
+    title: typeof root.title === 'string' ? root.title : undefined,
+    root,
+    topLevelKeys: isObject(root.properties) ? Object.keys(root.properties) : [],
+    entryKeys,
+    stateValues,
+    models,
+    modelNames,
+    formatsChecked: formats !== undefined,
+    lookupModel(name) {
+      const exact = models.get(name);
+      if (exact) return { model: exact, caseMismatch: false };
+      const folded = byLower.get(name.toLowerCase());
+      if (folded) return { model: folded, caseMismatch: true };
+      return { model: undefined, suggestions: nearest(name, modelNames) };
+    },
+    fieldValidator(model) {
+      if (validators.has(model.name)) return validators.get(model.name);
+      let validate: ValidateFunction | undefined;
+      try {
+        if (model.fields) validate = getAjv().compile(standalone(root, model.fields));
+      } catch {
+        validate = undefined;
+      }
+      validators.set(model.name, validate);
+      return validate;
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type { BMap, BNode } from './blueprint-node.ts';
+import { problem, schemaCodes, type Problem } from './problem.ts';
+import type { ModelInfo, SchemaIndex } from './schema-index.ts';
+import { validateFields } from './validate-fields.ts';
+import { didYouMean, findEntry, firstLine, isDeferred, keyName, oneOf } from './validate-helpers.ts';
+import { validatePermissions } from './validate-permissions.ts';
+
+const codes = schemaCodes;
+
+/**
+ * One entry, discriminator first: `model` picks the one branch of the entry `oneOf` that applies,
+ * and only that branch is used for the other keys.
+ */
+export function validateEntry(node: BNode, index: SchemaIndex, problems: Problem[]): void {
+  if (isDeferred(node)) return;
+  if (node.kind !== 'map') {
+    const message = 'An entry must be a mapping with at least model (and identifiers).';
+    problems.push(problem(codes, 'entry-not-map', node.range, message));
+    return;
+  }
+  const modelEntry = findEntry(node, 'model');
+  const modelKnown = modelEntry === undefined || !isDeferred(modelEntry.value);
+  const model = modelEntry ? checkModel(modelEntry.value, index, problems) : undefined;
+  if (!modelEntry) {
+    const message = 'This entry has no model: add model: <app>.<model>.';
+    problems.push(problem(codes, 'model-missing', firstLine(node), message));
+  }
+
+  const keys = model?.entryKeys ?? index.entryKeys;
+  for (const entry of node.entries) {
+    const name = keyName(entry);
+    if (name === undefined || keys.includes(name)) continue;
+    const owner = model ? `An entry of ${model.name}` : 'An entry';
+    const message = `${owner} has no key '${name}'.${didYouMean(name, keys)}`;
+    problems.push(problem(codes, 'entry-unknown-key', entry.key.range, message));
+  }
+
+  const state = findEntry(node, 'state');
+  if (state && keys.includes('state')) checkState(state.value, model?.stateValues ?? index.stateValues, problems);
+  const conditions = findEntry(node, 'conditions');
+  if (conditions && keys.includes('conditions')) checkConditions(conditions.value, problems);
+
+  if (!model || !modelEntry || !modelKnown) return;
+  checkModelParts(node, model, modelEntry.range, index, problems);
+}
+
+function checkModelParts(
+  node: BMap,
+  model: ModelInfo,
+  modelRange: [number, number],
+  index: SchemaIndex,
+  problems: Problem[],
+): void {
+  const identifiers = findEntry(node, 'identifiers');
+  const hasIdentifiers = model.entryKeys.includes('identifiers');
+  if (!identifiers && model.identifiersRequired) {
+    const message = `An entry of ${model.name} needs identifiers: the fields that find the existing object.`;
+    problems.push(problem(codes, 'identifiers-missing', modelRange, message));
+  }
+  if (identifiers && hasIdentifiers) {
+    const value = identifiers.value;
+    if (value.kind === 'map' && !isDeferred(value) && value.entries.length === 0) {
+      const message = 'identifiers must not be empty: give at least one field that finds the object.';
+      problems.push(problem(codes, 'identifiers-empty', value.range, message));
+    } else validateFields('identifiers', value, model, index, problems);
+  }
+  const attrs = findEntry(node, 'attrs');
+  if (attrs && model.entryKeys.includes('attrs')) validateFields('attrs', attrs.value, model, index, problems);
+  const permissions = findEntry(node, 'permissions');
+  if (permissions && model.entryKeys.includes('permissions')) validatePermissions(permissions.value, model, problems);
+}
+
+function checkModel(value: BNode, index: SchemaIndex, problems: Problem[]): ModelInfo | undefined {
+  if (isDeferred(value)) return undefined;
+  if (value.kind !== 'scalar' || typeof value.value !== 'string') {
+    const message = 'model must be the name of a model, written <app>.<model>.';
+    problems.push(problem(codes, 'model-unknown', value.range, message));
+    return undefined;
+  }
+  const found = index.lookupModel(value.value);
+  if (found.model) {
+    if (found.caseMismatch) {
+      const message = `model names are lowercase: ${found.model.name}.`;
+      problems.push(problem(codes, 'model-case', value.range, message));
+    }
+    return found.model;
+  }
+  const { suggestions } = found;
+  const hint =
+    suggestions.length === 0
+      ? ''
+      : ` Did you mean ${suggestions.map((name) => `'${name}'`).join(suggestions.length === 2 ? ' or ' : ', ')}?`;
+  problems.push(problem(codes, 'model-unknown', value.range, `Unknown model '${value.value}'.${hint}`));
+  return undefined;
+}
+
+function checkState(value: BNode, allowed: readonly string[], problems: Problem[]): void {
+  if (isDeferred(value) || allowed.length === 0) return;
+  if (value.kind === 'scalar' && typeof value.value === 'string' && allowed.includes(value.value)) return;
+  const shown = value.kind === 'scalar' ? String(value.value) : '';
+  const hint = shown ? didYouMean(shown, allowed) : '';
+  const message = `state must be one of: ${oneOf(allowed)}.${hint}`;
+  problems.push(problem(codes, 'state-invalid', value.range, message));
+}
+
+/** The schema says booleans; the service takes any value by truthiness, so literals only warn. */
+function checkConditions(value: BNode, problems: Problem[]): void {
+  if (isDeferred(value)) return;
+  if (value.kind !== 'seq') {
+    const message = 'conditions must be a sequence (every item must be true for the entry to apply).';
+    problems.push(problem(codes, 'conditions-not-sequence', value.range, message));
+    return;
+  }
+  for (const item of value.items) {
+    if (isDeferred(item) || (item.kind === 'scalar' && typeof item.value === 'boolean')) continue;
+    const shown = item.kind === 'scalar' ? `'${String(item.value)}'` : 'this value';
+    const message = `conditions items should be true or false (or a tag such as !Condition); the service uses the truthiness of ${shown}.`;
+    problems.push(problem(codes, 'condition-not-boolean', item.range, message));
+  }
+}

@@ -1,0 +1,187 @@
+import type { ErrorObject } from 'ajv';
+import type { BNode } from './blueprint-node.ts';
+import { problem, schemaCodes, type Problem } from './problem.ts';
+import { nearest, type ModelInfo, type SchemaIndex } from './schema-index.ts';
+import { describeType } from './validate-helpers.ts';
+
+const codes = schemaCodes;
+
+/** Where each JSON pointer of the plain data came from. */
+interface Origin {
+  node: BNode;
+  key?: BNode;
+}
+
+interface Plain {
+  data: unknown;
+  origins: Map<string, Origin>;
+  /** Pointers of tagged (or aliased) nodes: resolved at apply time, so they fit any schema. */
+  markers: string[];
+}
+
+const MAX_DEPTH = 100;
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Plain data for Ajv; every tagged node (with all under it) becomes a marker (null). */
+export function toPlain(node: BNode): Plain {
+  const origins = new Map<string, Origin>();
+  const markers: string[] = [];
+  const convert = (current: BNode, pointer: string, depth: number, key?: BNode): unknown => {
+    origins.set(pointer, key ? { node: current, key } : { node: current });
+    if (current.tag && current.tag.startsWith('!')) return (markers.push(pointer), null);
+    if (current.kind === 'alias' || depth > MAX_DEPTH) return (markers.push(pointer), null);
+    if (current.kind === 'scalar') return current.value;
+    if (current.kind === 'seq') return current.items.map((item, i) => convert(item, `${pointer}/${i}`, depth + 1));
+    const result: Record<string, unknown> = {};
+    for (const entry of current.entries) {
+      if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
+      const name = String(entry.key.value);
+      result[name] = convert(entry.value, `${pointer}/${escapePointer(name)}`, depth + 1, entry.key);
+    }
+    return result;
+  };
+  const data = convert(node, '', 0);
+  return { data, origins, markers };
+}
+
+function label(root: string, pointer: string): string {
+  let text = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    text = /^\d+$/.test(part) ? `${text || root}[${part}]` : text ? `${text}.${part}` : part;
+  }
+  return text || root;
+}
+
+const formatWords: Record<string, string> = {
+  uuid: 'a UUID',
+  email: 'an email address',
+  'date-time': 'a date and time (ISO 8601)',
+  date: 'a date (YYYY-MM-DD)',
+  uri: 'a URL',
+};
+
+function message(name: string, error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return `${name} must be ${describeType(params.type)}.`;
+    case 'enum':
+      return `${name} must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}.`;
+    case 'const':
+      return `${name} must be ${String(params.allowedValue)}.`;
+    case 'format':
+      return `${name} must be ${formatWords[String(params.format)] ?? `in ${String(params.format)} format`}.`;
+    case 'maximum':
+      return `${name} must be at most ${String(params.limit)}.`;
+    case 'minimum':
+      return `${name} must be at least ${String(params.limit)}.`;
+    case 'exclusiveMaximum':
+      return `${name} must be less than ${String(params.limit)}.`;
+    case 'exclusiveMinimum':
+      return `${name} must be greater than ${String(params.limit)}.`;
+    case 'minLength':
+      return params.limit === 1
+        ? `${name} must not be empty.`
+        : `${name} must be at least ${String(params.limit)} characters long.`;
+    case 'maxLength':
+      return `${name} must be at most ${String(params.limit)} characters long.`;
+    case 'minItems':
+      return `${name} must have at least ${String(params.limit)} items.`;
+    case 'maxItems':
+      return `${name} must have at most ${String(params.limit)} items.`;
+    case 'pattern':
+      return `${name} must match the pattern ${String(params.pattern)}.`;
+    case 'uniqueItems':
+      return `${name} must not repeat items.`;
+    case 'required':
+      return `${name} needs ${String(params.missingProperty)}.`;
+    default:
+      return `${name} ${error.message ?? 'is not valid'}.`;
+  }
+}
+
+/** Ajv reports these as well as the errors of the branches they combine: the branches say more. */
+const combinators = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'not']);
+
+/**
+ * Checks the fields of `attrs` or `identifiers` against the model's fields definition: one message
+ * per value, on the value (or on the key for an unknown field).
+ */
+export function validateFields(
+  keyName: string,
+  value: BNode,
+  model: ModelInfo,
+  index: SchemaIndex,
+  problems: Problem[],
+): void {
+  if (value.tag?.startsWith('!') || value.kind === 'alias') return;
+  const validate = index.fieldValidator(model);
+  const plain = toPlain(value);
+  const reported = new Set<string>();
+  const ownUnknownCheck = model.fields?.additionalProperties !== false;
+
+  if (ownUnknownCheck && value.kind === 'map') {
+    for (const entry of value.entries) {
+      if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
+      const name = String(entry.key.value);
+      if (model.fieldNames.includes(name)) continue;
+      problems.push(problem(codes, 'field-unknown', entry.key.range, unknownFieldMessage(model, name)));
+    }
+  }
+  if (!validate || validate(plain.data)) return;
+
+  // One message per value: the most telling first (an enum lists the choices; a combinator says least).
+  const rank = (error: ErrorObject): number => (error.keyword === 'enum' ? 0 : combinators.has(error.keyword) ? 2 : 1);
+  const errors = [...(validate.errors ?? [])].sort((a, b) => rank(a) - rank(b));
+  for (const error of errors) {
+    const pointer = error.instancePath;
+    if (plain.markers.some((marker) => pointer === marker || pointer.startsWith(`${marker}/`))) continue;
+    if (error.keyword === 'additionalProperties') {
+      const extra = String((error.params as Record<string, unknown>).additionalProperty);
+      const at = `${pointer}/${escapePointer(extra)}`;
+      if (pointer === '' && ownUnknownCheck) continue;
+      const origin = plain.origins.get(at);
+      if (!origin || reported.has(at)) continue;
+      reported.add(at);
+      const text =
+        pointer === '' ? unknownFieldMessage(model, extra) : `${label(keyName, pointer)} has no field '${extra}'.`;
+      problems.push(problem(codes, 'field-invalid', (origin.key ?? origin.node).range, text));
+      continue;
+    }
+    if (reported.has(pointer)) continue;
+    const origin = plain.origins.get(pointer);
+    if (!origin) continue;
+    reported.add(pointer);
+    const name = label(keyName, pointer);
+    const data = origin.node.kind === 'scalar' ? origin.node.value : undefined;
+    if (typeof data === 'number' && coercible(errors, pointer, data)) {
+      const text = `${name} is written as the number ${data}; the schema lists strings. Quote it ("${data}"); the service converts it.`;
+      problems.push(problem(codes, 'field-enum-coerced', origin.node.range, text));
+      continue;
+    }
+    problems.push(problem(codes, 'field-invalid', origin.node.range, message(name, error)));
+  }
+}
+
+/** A number whose string form is in the string enum at that place: the service converts it. */
+function coercible(errors: readonly ErrorObject[], pointer: string, data: number): boolean {
+  return errors.some((error) => {
+    const allowed = (error.params as Record<string, unknown>).allowedValues;
+    return (
+      error.instancePath === pointer &&
+      error.keyword === 'enum' &&
+      Array.isArray(allowed) &&
+      allowed.includes(String(data))
+    );
+  });
+}
+
+function unknownFieldMessage(model: ModelInfo, name: string): string {
+  const [suggestion] = nearest(name, model.fieldNames, 1);
+  const hint = suggestion ? ` Did you mean '${suggestion}'?` : '';
+  return `${model.name} has no field '${name}'; the service ignores it.${hint}`;
+}

@@ -1,0 +1,65 @@
+import type { BEntry, BMap, BNode } from './blueprint-node.ts';
+import { closest } from './edit-distance.ts';
+import type { Range } from './problem.ts';
+
+/** A custom tag (or an alias): the value is only known at apply time, so it fits any schema. */
+export function isDeferred(node: BNode): boolean {
+  return node.kind === 'alias' || node.tag?.startsWith('!') === true;
+}
+
+/** The key of a mapping entry as text, unless it is not a plain scalar. */
+export function keyName(entry: BEntry): string | undefined {
+  return entry.key.kind === 'scalar' && !isDeferred(entry.key) ? String(entry.key.value) : undefined;
+}
+
+/** The entry with that key; the last one wins, like the service's loader. */
+export function findEntry(map: BMap, name: string): BEntry | undefined {
+  let found: BEntry | undefined;
+  for (const entry of map.entries) if (keyName(entry) === name) found = entry;
+  return found;
+}
+
+/** From the start of a mapping to the end of its first key: "this entry" without the whole block. */
+export function firstLine(node: BNode): Range {
+  if (node.kind === 'map' && node.entries[0]) return [node.range[0], node.entries[0].key.range[1]];
+  return node.range;
+}
+
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  const suggestion = closest(word, candidates, Math.max(2, Math.floor(word.length / 4)));
+  return suggestion ? ` Did you mean '${suggestion}'?` : '';
+}
+
+export function oneOf(values: readonly string[]): string {
+  return values.join(', ');
+}
+
+/** Whether an untagged node fits a simple JSON Schema `type` (string or list). */
+export function fitsType(node: BNode, type: unknown): boolean {
+  if (type === undefined || isDeferred(node)) return true;
+  const types = Array.isArray(type) ? type.map(String) : [String(type)];
+  return types.some((name) => {
+    if (node.kind === 'map') return name === 'object';
+    if (node.kind === 'seq') return name === 'array';
+    if (node.kind !== 'scalar') return true;
+    const value = node.value;
+    if (name === 'integer') return typeof value === 'number' && Number.isInteger(value);
+    if (name === 'null') return value === null;
+    return typeof value === name;
+  });
+}
+
+export const typeWords: Record<string, string> = {
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'a mapping',
+  array: 'a sequence',
+  null: 'null',
+};
+
+export function describeType(type: unknown): string {
+  const types = Array.isArray(type) ? type : String(type).split(',');
+  return types.map((name) => typeWords[String(name)] ?? String(name)).join(' or ');
+}

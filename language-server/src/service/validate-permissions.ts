@@ -1,0 +1,78 @@
+import type { BNode } from './blueprint-node.ts';
+import { problem, schemaCodes, type Problem } from './problem.ts';
+import { isObject, nearest, type ModelInfo } from './schema-index.ts';
+import { describeType, didYouMean, findEntry, firstLine, fitsType, isDeferred, keyName } from './validate-helpers.ts';
+
+const codes = schemaCodes;
+
+/**
+ * `permissions: [{permission, user, role}]`. A codename is accepted bare (`view_x`) or qualified
+ * with the model's own app (`<app>.view_x`): the service takes both.
+ */
+export function validatePermissions(node: BNode, model: ModelInfo, problems: Problem[]): void {
+  if (isDeferred(node)) return;
+  if (node.kind !== 'seq') {
+    const message = 'permissions must be a sequence of items like {permission: <codename>, user: <pk>}.';
+    problems.push(problem(codes, 'permissions-invalid', node.range, message));
+    return;
+  }
+  const itemProperties = isObject(model.permissionItem?.properties) ? model.permissionItem.properties : {};
+  const known = Object.keys(itemProperties);
+  for (const item of node.items) {
+    if (isDeferred(item)) continue;
+    if (item.kind !== 'map') {
+      const message = 'Each permissions item must be a mapping like {permission: <codename>, role: <uuid>}.';
+      problems.push(problem(codes, 'permissions-invalid', item.range, message));
+      continue;
+    }
+    const permission = findEntry(item, 'permission');
+    if (!permission) {
+      const message = 'This permissions item has no permission: add permission: <codename>.';
+      problems.push(problem(codes, 'permissions-invalid', firstLine(item), message));
+    }
+    for (const entry of item.entries) {
+      const name = keyName(entry);
+      if (name === undefined) continue;
+      if (!known.includes(name) && known.length > 0) {
+        const message = `A permissions item has no key '${name}'.${didYouMean(name, known)}`;
+        problems.push(problem(codes, 'permissions-invalid', entry.key.range, message));
+        continue;
+      }
+      if (name === 'permission') {
+        checkCodename(entry.value, model, problems);
+        continue;
+      }
+      const type = isObject(itemProperties[name]) ? itemProperties[name].type : undefined;
+      if (!fitsType(entry.value, type)) {
+        const message = `${name} must be ${describeType(type)}.`;
+        problems.push(problem(codes, 'permissions-invalid', entry.value.range, message));
+      }
+    }
+  }
+}
+
+function checkCodename(value: BNode, model: ModelInfo, problems: Problem[]): void {
+  if (isDeferred(value)) return;
+  if (value.kind !== 'scalar' || typeof value.value !== 'string') {
+    const message = `permission must be a codename such as '${model.permissionCodenames[0] ?? 'view_<model>'}'.`;
+    problems.push(problem(codes, 'permissions-invalid', value.range, message));
+    return;
+  }
+  const codenames = model.permissionCodenames;
+  if (codenames.length === 0 || codenames.includes(value.value)) return;
+  const dot = value.value.lastIndexOf('.');
+  const app = dot >= 0 ? value.value.slice(0, dot) : undefined;
+  const bare = dot >= 0 ? value.value.slice(dot + 1) : value.value;
+  if (app === model.app && codenames.includes(bare)) return;
+  if (app !== undefined && app !== model.app && codenames.includes(bare)) {
+    const message = `'${value.value}' names the app ${app}, but this entry is a ${model.name}: write '${bare}' or '${model.app}.${bare}'.`;
+    problems.push(problem(codes, 'permission-unknown', value.range, message));
+    return;
+  }
+  const [suggestion] = nearest(bare, codenames, 1);
+  const shown = suggestion === undefined ? '' : app === undefined ? suggestion : `${app}.${suggestion}`;
+  const hint = suggestion ? ` Did you mean '${shown}'?` : ` Its permissions are: ${codenames.join(', ')}.`;
+  problems.push(
+    problem(codes, 'permission-unknown', value.range, `${model.name} has no permission '${value.value}'.${hint}`),
+  );
+}

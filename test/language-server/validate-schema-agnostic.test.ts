@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { createLanguageService } from '../../language-server/src/service/language-service.ts';
+import { createSchemaIndex } from '../../language-server/src/service/schema-index.ts';
+import { marked } from './helpers.ts';
+
+/** A tiny schema of the same shape as the generated one, with other names: nothing may be hard-coded. */
+function branch(model: string, withIdentifiers: boolean): object {
+  return {
+    type: 'object',
+    required: withIdentifiers ? ['model', 'identifiers'] : ['model'],
+    properties: {
+      model: { const: model },
+      id: { type: 'string' },
+      state: { type: 'string', enum: ['gone', 'here'] },
+      conditions: { type: 'array', items: { type: 'boolean' } },
+      permissions: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['permission'],
+          properties: {
+            permission: { type: 'string', enum: [`see_${model.split('.')[1]}`] },
+            user: { type: 'integer' },
+          },
+        },
+      },
+      attrs: { $ref: `#/definitions/model_${model}` },
+      ...(withIdentifiers ? { identifiers: { $ref: `#/definitions/model_${model}` } } : {}),
+    },
+  };
+}
+
+const schema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'acme 1.0 shop schema',
+  type: 'object',
+  required: ['version', 'entries'],
+  properties: {
+    version: { type: 'integer', default: 1 },
+    metadata: { type: 'object', required: ['name'] },
+    entries: { type: 'array', items: { $ref: '#/definitions/blueprint_entry' } },
+  },
+  definitions: {
+    blueprint_entry: {
+      oneOf: [{ $ref: '#/definitions/entry_acme_shop.widget' }, { $ref: '#/definitions/entry_acme_shop.gadget' }],
+    },
+    'entry_acme_shop.widget': branch('acme_shop.widget', true),
+    'entry_acme_shop.gadget': branch('acme_shop.gadget', false),
+    'model_acme_shop.widget': {
+      type: 'object',
+      properties: { sku: { type: 'string', minLength: 1 }, size: { type: 'integer', maximum: 10 } },
+      required: [],
+    },
+    'model_acme_shop.gadget': {
+      type: 'object',
+      properties: { colour: { type: 'string', enum: ['red', 'blue'] } },
+      required: [],
+    },
+  },
+};
+
+const service = createLanguageService({ schema });
+
+describe('another schema of the same shape', () => {
+  it('is indexed from its structure only', () => {
+    const index = createSchemaIndex(schema);
+    expect(index.title).toBe('acme 1.0 shop schema');
+    expect(index.modelNames).toEqual(['acme_shop.widget', 'acme_shop.gadget']);
+    expect(index.stateValues).toEqual(['gone', 'here']);
+    expect(index.topLevelKeys).toEqual(['version', 'metadata', 'entries']);
+    const widget = index.models.get('acme_shop.widget')!;
+    expect([widget.fieldNames, widget.permissionCodenames, widget.identifiersRequired]).toEqual([
+      ['sku', 'size'],
+      ['see_widget'],
+      true,
+    ]);
+    expect(index.models.get('acme_shop.gadget')!.identifiersRequired).toBe(false);
+    expect(index.lookupModel('ACME_SHOP.Widget')).toMatchObject({ caseMismatch: true });
+  });
+
+  const cases: [string, string, string][] = [
+    [
+      'version: 1\nentries:\n  - model: «acme_shop.widgt»\n    identifiers: {sku: a}',
+      'model-unknown',
+      "Unknown model 'acme_shop.widgt'. Did you mean 'acme_shop.widget'?",
+    ],
+    [
+      'version: 1\nentries:\n  - model: acme_shop.widget\n    identifiers: {sku: a, size: «11»}',
+      'field-invalid',
+      'size must be at most 10.',
+    ],
+    [
+      'version: 1\nentries:\n  - model: acme_shop.widget\n    identifiers: {«siz»: 1}',
+      'field-unknown',
+      "acme_shop.widget has no field 'siz'; the service ignores it. Did you mean 'size'?",
+    ],
+    [
+      'version: 1\nentries:\n  - model: acme_shop.widget\n    identifiers: {sku: a}\n    state: «her»',
+      'state-invalid',
+      "state must be one of: gone, here. Did you mean 'here'?",
+    ],
+    [
+      'version: 1\nentries:\n  - model: acme_shop.gadget\n    «identifiers»: {colour: red}',
+      'entry-unknown-key',
+      "An entry of acme_shop.gadget has no key 'identifiers'.",
+    ],
+    [
+      'version: 1\nentries:\n  - model: acme_shop.gadget\n    attrs: {colour: «green»}',
+      'field-invalid',
+      'colour must be one of: red, blue.',
+    ],
+    [
+      'version: 1\nentries:\n  - model: acme_shop.gadget\n    permissions: [{permission: «see_gadgt»}]',
+      'permission-unknown',
+      "acme_shop.gadget has no permission 'see_gadgt'. Did you mean 'see_gadget'?",
+    ],
+  ];
+  it.each(cases)('%s', (source, code, message) => {
+    const { text, range } = marked(source);
+    expect(service.doValidation(text).map(({ code, message, range }) => ({ code, message, range }))).toEqual([
+      { code, message, range },
+    ]);
+  });
+
+  it('accepts a valid file', () => {
+    const text =
+      'version: 1\nentries:\n  - model: acme_shop.widget\n    identifiers: {sku: a}\n    attrs: {size: 3}\n' +
+      '    permissions: [{permission: acme_shop.see_widget, user: 1}]\n  - model: acme_shop.gadget\n    attrs: {colour: red}\n';
+    expect(service.doValidation(text)).toEqual([]);
+  });
+});
