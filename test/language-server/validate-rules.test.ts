@@ -138,7 +138,10 @@ const mistakes: [string, string, string, string][] = [
   ],
   [
     'identifiers on the meta model',
-    entry('idp_blueprints.metaapplyblueprint', '    «identifiers»:\n      name: x'),
+    entry(
+      'idp_blueprints.metaapplyblueprint',
+      '    «identifiers»:\n      name: x\n    attrs:\n      identifiers: {name: x}',
+    ),
     'entry-unknown-key',
     "An entry of idp_blueprints.metaapplyblueprint has no key 'identifiers'.",
   ],
@@ -227,6 +230,12 @@ metadata:
     b: !Env [LABEL, x]
 context: {anything: [1, 2]}
 entries:
+  - model: idp_core.group
+    id: g
+    identifiers: {name: g}
+  - model: idp_flows.flow
+    id: flow
+    identifiers: {slug: f}
   - model: idp_core.user
     id: u
     state: present
@@ -252,6 +261,9 @@ entries:
       `version: 1
 entries:
   first:
+    - model: idp_core.user
+      id: u
+      identifiers: {username: u}
     - model: idp_flows.flow
       identifiers: {slug: f}
       permissions:

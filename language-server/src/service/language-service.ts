@@ -3,6 +3,7 @@ import { problem, syntaxAndTagCodes, type Problem } from './problem.ts';
 import { createSchemaIndex, type SchemaIndex } from './schema-index.ts';
 import { checkTags } from './tags.ts';
 import { validateBlueprint } from './validate-entries.ts';
+import { checkReferences } from './validate-references.ts';
 
 export interface LanguageServiceOptions {
   /** The blueprint JSON Schema (draft-07) of the release to check against. */
@@ -22,7 +23,7 @@ export function createLanguageService({ schema }: LanguageServiceOptions): Langu
     doValidation(text, format) {
       const { root, problems } = parseBlueprint(text, format ? { format } : {});
       try {
-        problems.push(...checkTags(root), ...validateBlueprint(root, index));
+        problems.push(...checkTags(root), ...validateBlueprint(root, index), ...checkReferences(root, { index, text }));
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         problems.push(problem(syntaxAndTagCodes, 'internal-error', [0, text.length], `The checks failed: ${message}`));

@@ -100,5 +100,33 @@ export const schemaCodes = {
 
 export type SchemaCode = keyof typeof schemaCodes;
 
+/** The codes reported by the cross-entry checks (`checkReferences`). */
+export const referenceCodes = {
+  'keyof-empty': { severity: 'error', meaning: '!KeyOf has no entry id to refer to.' },
+  'keyof-unknown-id': { severity: 'error', meaning: '!KeyOf names an id that no entry of the file has.' },
+  'keyof-later-entry': {
+    severity: 'error',
+    meaning: '!KeyOf names an id defined only by its own entry or a later one; it only sees entries above it.',
+  },
+  'keyof-absent-entry': {
+    severity: 'error',
+    meaning: '!KeyOf names an id whose entries above all have state: absent, so there is no object to refer to.',
+  },
+  'keyof-skipped-entry': {
+    severity: 'warning',
+    meaning: '!KeyOf names an id whose entries above all have a falsy literal in conditions, so they are skipped.',
+  },
+  'id-duplicate': {
+    severity: 'warning',
+    meaning: 'An entry id already used by an entry above: !KeyOf finds the first of them that created an object.',
+  },
+  'attrs-identifiers-missing': {
+    severity: 'error',
+    meaning: 'An entry of the model without identifiers (it applies another blueprint) has no attrs.identifiers.',
+  },
+} as const satisfies Record<string, ProblemCodeInfo>;
+
+export type ReferenceCode = keyof typeof referenceCodes;
+
 /** Every code the language service reports, in one table. */
-export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes } as const;
+export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes, ...referenceCodes } as const;

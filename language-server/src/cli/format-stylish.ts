@@ -1,0 +1,27 @@
+import { countProblems, toDiagnostics, type LintResult } from './diagnostics.ts';
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/**
+ * ESLint-like: per file with problems a header and `  L:C  severity  message  code` rows (columns aligned),
+ * then `✖ N problems (E errors, W warnings)`. Empty when there is no problem.
+ */
+export function formatStylish(results: readonly LintResult[]): string {
+  const out: string[] = [];
+  for (const result of results) {
+    const diagnostics = toDiagnostics(result);
+    if (diagnostics.length === 0) continue;
+    const rows = diagnostics.map((d) => [`${d.line}:${d.column}`, d.severity, d.message, d.code]);
+    const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
+    out.push(result.file);
+    for (const row of rows) {
+      out.push(`  ${row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ')}`);
+    }
+    out.push('');
+  }
+  if (out.length === 0) return '';
+  const counts = countProblems(results);
+  const total = counts.errors + counts.warnings + counts.information;
+  out.push(`✖ ${plural(total, 'problem')} (${plural(counts.errors, 'error')}, ${plural(counts.warnings, 'warning')})`);
+  return out.join('\n');
+}
