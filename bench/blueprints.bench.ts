@@ -1,0 +1,302 @@
+/**
+ * `npm run bench:blueprints`: generates a 10,000-entry blueprint from the schema, measures our
+ * language service in-process (schema load, cold validation, re-validation after a one-line edit,
+ * memory, problems) and yaml-language-server over LSP/stdio on the same file and on the valid corpus.
+ * Writes bench/results/blueprints.json and prints a Markdown table. See bench/README.md.
+ */
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createLanguageService } from '../language-server/src/service/language-service.ts';
+import { editOneLine, generateBlueprint } from './blueprint-generator.ts';
+import { YamlLanguageServer } from './yaml-ls-client.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SCHEMA_PATH = path.join(ROOT, 'schemas', 'blueprint.schema.json');
+const CORPUS_DIR = path.resolve(ROOT, '..', 'shared', 'corpus', 'blueprints');
+const RESULTS = process.env.BENCH_RESULTS ?? path.join(ROOT, 'bench', 'results', 'blueprints.json');
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+
+const CUSTOM_TAGS = [
+  '!KeyOf scalar', '!Env scalar', '!Env sequence', '!File scalar', '!File sequence', '!Context scalar',
+  '!Context sequence', '!ParseJSON scalar', '!Format sequence', '!Find sequence', '!FindObject sequence',
+  '!Condition sequence', '!If sequence', '!Enumerate sequence', '!Index scalar', '!Value scalar',
+  '!AtIndex sequence',
+]; // prettier-ignore
+
+const log = (message: string) => console.error(`[bench] ${message}`);
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const mb = (bytes: number) => round(bytes / 1024 / 1024);
+
+interface Timing {
+  first: number;
+  median: number;
+  runs: number[];
+}
+const timing = (runs: number[]): Timing => ({
+  first: round(runs[0]!),
+  median: round(median(runs)),
+  runs: runs.map((run) => round(run)),
+});
+
+let peakRss = 0;
+let peakHeap = 0;
+const sampleMemory = () => {
+  const usage = process.memoryUsage();
+  peakRss = Math.max(peakRss, usage.rss);
+  peakHeap = Math.max(peakHeap, usage.heapUsed);
+};
+
+async function main() {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'bench-blueprints-'));
+  try {
+    await run(tmp);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function run(tmp: string) {
+  sampleMemory();
+  const baselineRss = process.memoryUsage().rss;
+
+  // 1. Schema load: read + JSON.parse + createLanguageService.
+  const schemaLoads: number[] = [];
+  let service!: ReturnType<typeof createLanguageService>;
+  let schema!: { definitions: Record<string, object> };
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    schema = JSON.parse(await readFile(SCHEMA_PATH, 'utf8')) as typeof schema;
+    service = createLanguageService({ schema });
+    schemaLoads.push(performance.now() - started);
+    sampleMemory();
+  }
+  const modelCount = Object.keys(schema.definitions).filter((key) => key.startsWith('model_')).length;
+
+  // 2. The generated blueprint.
+  const generatedAt = performance.now();
+  const generated = generateBlueprint(schema as Parameters<typeof generateBlueprint>[0], ENTRIES);
+  const generateMs = performance.now() - generatedAt;
+  const blueprintPath = path.join(tmp, 'generated-blueprint.yaml');
+  await writeFile(blueprintPath, generated.text);
+  log(
+    `generated ${ENTRIES} entries, ${generated.lines} lines, ${mb(generated.text.length)} MB in ${round(generateMs)} ms`,
+  );
+
+  // 3. Our service: cold validation, repeated validation, re-validation after a one-line edit.
+  const validations: number[] = [];
+  let problems = service.doValidation('version: 1\n'); // nothing: keeps the first real run cold
+  problems = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    problems = service.doValidation(generated.text);
+    validations.push(performance.now() - started);
+    sampleMemory();
+  }
+  const errors = problems.filter((item) => item.severity === 'error');
+  if (errors.length > 0) {
+    console.error(`The generated blueprint has ${errors.length} errors (fix the generator):`);
+    for (const item of errors.slice(0, 5)) console.error(`  ${item.code} at ${item.range[0]}: ${item.message}`);
+  }
+  const revalidations: number[] = [];
+  let editedProblems = 0;
+  let editedLine = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const edited = editOneLine(generated, i);
+    editedLine = edited.line;
+    const started = performance.now();
+    editedProblems = service.doValidation(edited.text).length;
+    revalidations.push(performance.now() - started);
+    sampleMemory();
+  }
+  const ours = {
+    schemaLoadMs: timing(schemaLoads),
+    validationMs: timing(validations),
+    revalidationMs: timing(revalidations),
+    peakRssMb: mb(peakRss),
+    baselineRssMb: mb(baselineRss),
+    peakHeapUsedMb: mb(peakHeap),
+    problems: problems.length,
+    errors: errors.length,
+    problemsAfterEdit: editedProblems,
+  };
+  log(`ours: validation ${ours.validationMs.first} ms cold, ${ours.validationMs.median} ms median`);
+
+  // 4. Corpus: our errors on the valid files.
+  const corpusFiles = (await readdir(CORPUS_DIR)).filter((name) => name.endsWith('.yaml')).sort();
+  const validFiles = corpusFiles.filter((name) => !name.includes('invalid'));
+  const corpus: { file: string; oursProblems: number; oursErrors: number; yamlLsDiagnostics?: number; yamlLsErrors?: number; yamlLsSample?: string[] }[] = []; // prettier-ignore
+  const corpusTexts = new Map<string, string>();
+  for (const file of validFiles) {
+    const text = await readFile(path.join(CORPUS_DIR, file), 'utf8');
+    corpusTexts.set(file, text);
+    const found = service.doValidation(text);
+    corpus.push({ file, oursProblems: found.length, oursErrors: found.filter((item) => item.severity === 'error').length }); // prettier-ignore
+  }
+
+  // 5. yaml-language-server over stdio.
+  const settings = {
+    yaml: {
+      validate: true,
+      schemas: { [pathToFileURL(SCHEMA_PATH).href]: '*.yaml' },
+      customTags: CUSTOM_TAGS,
+      schemaStore: { enable: false }, // no catalog download from schemastore.org during the run
+    },
+  };
+  const workspace = path.join(tmp, 'workspace');
+  await mkdir(workspace);
+  const server = new YamlLanguageServer(settings);
+  const yamlLs: Record<string, unknown> = { version: server.version, notes: [] as string[] };
+  const notes = yamlLs.notes as string[];
+  const step = async <T>(name: string, action: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await action();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      notes.push(`${name}: ${message}`);
+      log(`yaml-language-server ${name}: ${message}`);
+      return undefined;
+    }
+  };
+  const startedAt = performance.now();
+  const started = await step('initialize', () => server.start(workspace).then(() => true));
+  if (started) {
+    yamlLs.startMs = round(performance.now() - startedAt);
+    // Schema load as seen by the client: first (tiny) document, its diagnostics need the schema.
+    const tiny = await step('schema load', () =>
+      server.open(pathToFileURL(path.join(workspace, 'tiny.yaml')).href, 'version: 1\nentries: []\n'),
+    );
+    if (tiny) yamlLs.schemaLoadMs = round(tiny.ms);
+    const uri = pathToFileURL(path.join(workspace, 'generated-blueprint.yaml')).href;
+    const cold = await step('cold validation', () => server.open(uri, generated.text));
+    if (cold) {
+      yamlLs.validationMs = round(cold.ms);
+      yamlLs.diagnostics = cold.diagnostics.length;
+      yamlLs.errors = cold.diagnostics.filter((item) => item.severity === 1).length;
+      yamlLs.sample = cold.diagnostics.slice(0, 3).map((item) => item.message.slice(0, 160));
+      const changes: number[] = [];
+      for (let i = 0; i < Math.min(RUNS, 3); i++) {
+        const after = await step('re-validation', () => server.change(uri, editOneLine(generated, i).text));
+        if (!after) break;
+        changes.push(after.ms);
+      }
+      if (changes.length > 0) yamlLs.revalidationMs = timing(changes);
+      await server.close(uri);
+    }
+    for (const entry of corpus) {
+      const fileUri = pathToFileURL(path.join(workspace, entry.file)).href;
+      const result = await step(`corpus ${entry.file}`, () => server.open(fileUri, corpusTexts.get(entry.file)!));
+      if (!result) continue;
+      entry.yamlLsDiagnostics = result.diagnostics.length;
+      entry.yamlLsErrors = result.diagnostics.filter((item) => item.severity === 1).length;
+      entry.yamlLsSample = [
+        ...new Set(result.diagnostics.map((item) => item.message.split('\n')[0]!.slice(0, 160))),
+      ].slice(0, 3);
+      await server.close(fileUri);
+    }
+    yamlLs.peakRssMb = server.peakRssMb();
+  }
+  yamlLs.stop = await server.stop();
+
+  // 6. Results.
+  const sum = (pick: (entry: (typeof corpus)[number]) => number | undefined) =>
+    corpus.reduce((total, entry) => total + (pick(entry) ?? 0), 0);
+  const corpusTotals = {
+    files: corpus.length,
+    oursProblems: sum((entry) => entry.oursProblems),
+    oursErrors: sum((entry) => entry.oursErrors),
+    yamlLsDiagnostics: sum((entry) => entry.yamlLsDiagnostics),
+    yamlLsErrors: sum((entry) => entry.yamlLsErrors),
+    yamlLsFilesWithErrors: corpus.filter((entry) => (entry.yamlLsErrors ?? 0) > 0).length,
+  };
+  const theirValidation = yamlLs.validationMs as number | undefined;
+  const theirRevalidation = (yamlLs.revalidationMs as Timing | undefined)?.median;
+  const speedup = {
+    validation: theirValidation ? round(theirValidation / ours.validationMs.first) : undefined,
+    revalidation: theirRevalidation ? round(theirRevalidation / ours.revalidationMs.median) : undefined,
+  };
+  const targets = {
+    schemaLoad: { target: '<= 200 ms', value: ours.schemaLoadMs.first, met: ours.schemaLoadMs.first <= 200 },
+    validation: { target: '<= 300 ms', value: ours.validationMs.first, met: ours.validationMs.first <= 300 },
+    revalidation: { target: '<= 50 ms', value: ours.revalidationMs.median, met: ours.revalidationMs.median <= 50 },
+    fasterThanYamlLs: {
+      target: '>= 5x (cold validation)',
+      value: speedup.validation,
+      met: speedup.validation !== undefined && speedup.validation >= 5,
+    },
+    validCorpusZeroErrors: {
+      target: '0 errors on the valid corpus',
+      value: corpusTotals.oursErrors,
+      met: corpusTotals.oursErrors === 0,
+    },
+  };
+  const cpus = os.cpus();
+  const results = {
+    machine: {
+      node: process.version,
+      cpu: cpus[0]?.model ?? 'unknown',
+      cpus: cpus.length,
+      memoryGb: round(os.totalmem() / 1024 ** 3),
+      date: new Date().toISOString(),
+    },
+    settings: { entries: ENTRIES, runs: RUNS },
+    schema: { path: 'schemas/blueprint.schema.json', models: modelCount, bytes: (await readFile(SCHEMA_PATH)).length },
+    blueprint: {
+      entries: ENTRIES,
+      lines: generated.lines,
+      megabytes: mb(generated.text.length),
+      generateMs: round(generateMs),
+      editedLine: editedLine + 1,
+    },
+    ours,
+    yamlLanguageServer: { ...yamlLs, settings },
+    corpus: { totals: corpusTotals, files: corpus },
+    speedup,
+    targets,
+  };
+  await mkdir(path.dirname(RESULTS), { recursive: true });
+  await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n');
+
+  const ms = (value: unknown) => (typeof value === 'number' ? `${value.toLocaleString('en-US')} ms` : 'n/a');
+  const their = yamlLs as { schemaLoadMs?: number; validationMs?: number; revalidationMs?: Timing; peakRssMb?: number };
+  const rows = [
+    '| measure | ours | yaml-language-server ' + server.version + ' |',
+    '|---|---:|---:|',
+    `| schema load (cold / median) | ${ms(ours.schemaLoadMs.first)} / ${ms(ours.schemaLoadMs.median)} | ${ms(their.schemaLoadMs)} (first diagnostics of a 2-line file) |`,
+    `| validation of ${ENTRIES.toLocaleString('en-US')} entries, cold / median | ${ms(ours.validationMs.first)} / ${ms(ours.validationMs.median)} | ${ms(their.validationMs)} (didOpen → diagnostics) |`,
+    `| re-validation after a one-line edit (first / median) | ${ms(ours.revalidationMs.first)} / ${ms(ours.revalidationMs.median)} | ${their.revalidationMs ? `${ms(their.revalidationMs.first)} / ${ms(their.revalidationMs.median)}` : 'n/a'} (didChange → diagnostics) |`,
+    `| peak RSS | ${ours.peakRssMb} MB (heapUsed ${ours.peakHeapUsedMb} MB) | ${their.peakRssMb !== undefined ? round(their.peakRssMb) + ' MB' : 'n/a'} (server process) |`,
+    `| problems on the generated file | ${ours.problems} (${ours.errors} errors) | ${yamlLs.diagnostics ?? 'n/a'} (${yamlLs.errors ?? 'n/a'} errors) |`,
+    `| valid corpus (${corpusTotals.files} files): problems (errors) | ${corpusTotals.oursProblems} (${corpusTotals.oursErrors}) | ${corpusTotals.yamlLsDiagnostics} (${corpusTotals.yamlLsErrors}), errors in ${corpusTotals.yamlLsFilesWithErrors} files |`,
+  ]; // prettier-ignore
+  const targetRows = [
+    '| target | value | met |',
+    '|---|---:|---|',
+    ...Object.values(targets).map((t) => `| ${t.target} | ${t.value ?? 'n/a'} | ${t.met ? 'met' : 'missed'} |`),
+  ];
+  console.log(
+    `Node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown'}; ${ENTRIES} entries, ${generated.lines} lines, ${mb(generated.text.length)} MB\n`,
+  );
+  console.log(rows.join('\n'));
+  console.log('\nPer corpus file (ours errors / yaml-language-server diagnostics, errors):');
+  for (const entry of corpus) {
+    console.log(
+      `  ${entry.file}: ${entry.oursErrors} / ${entry.yamlLsDiagnostics ?? 'n/a'}, ${entry.yamlLsErrors ?? 'n/a'}`,
+    );
+  }
+  console.log('\n' + targetRows.join('\n'));
+  if (notes.length > 0) console.log('\nNotes:\n' + notes.map((note) => `- ${note}`).join('\n'));
+  console.log(`\nWritten to ${path.relative(process.cwd(), RESULTS)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
