@@ -12,7 +12,8 @@ import pg from 'pg';
 import { accountForEntryStatement } from '../server/accounts/account.queries.ts';
 import { listingStatement, runStatement } from '../server/db/sql.ts';
 import { pageRequest, paginationMeta, type PageRequest } from '../server/http/pagination.ts';
-import { signedAmount, type Nature } from '../server/money/signed-amount.ts';
+import type { RequestBody } from '../server/http/contract.ts';
+import { signedAmount } from '../server/money/signed-amount.ts';
 import { transactionInsertStatement } from '../server/transactions/transaction.bulk-insert.ts';
 import {
   transactionByIdStatement,
@@ -80,18 +81,8 @@ async function readJson(request: http.IncomingMessage): Promise<any> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-interface CreateBody {
-  transaction: {
-    account_id: string;
-    date: string;
-    amount: number;
-    name?: string;
-    description?: string;
-    notes?: string | null;
-    currency?: string;
-    nature?: Nature;
-  };
-}
+/** The create body as the contract types it. */
+type CreateBody = RequestBody<'createTransaction'>;
 
 /**
  * What the service sends for a create without category, merchant or tags: the account with its
