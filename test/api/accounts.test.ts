@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHousehold, type TestHousehold } from '../support/households.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
+import type { TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let household: TestHousehold;
 let other: TestHousehold;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  household = await createHousehold(server);
-  other = await createHousehold(server, { currency: 'EUR' });
+  ({ server, household, other } = await startWithTwoHouseholds({ currency: 'EUR' }));
 });
 afterAll(() => server?.close());
 

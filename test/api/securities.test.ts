@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Family } from '../../server/families/family.entity.ts';
 import { Security } from '../../server/securities/security.entity.ts';
-import { createHousehold, type TestHousehold } from '../support/households.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
+import type { TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let household: TestHousehold;
 let other: TestHousehold;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  household = await createHousehold(server);
-  other = await createHousehold(server);
+  ({ server, household, other } = await startWithTwoHouseholds());
   const em = server.em();
   em.create(Security, { ticker: 'VTI', name: 'Vanguard Total Stock Market ETF', exchangeOperatingMic: 'ARCX' });
   em.create(Security, { ticker: 'BTC', name: 'Bitcoin', kind: 'standard' });

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHousehold, type TestHousehold } from '../support/households.ts';
-import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
+import { createHousehold, startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
+import { TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
 import {
   createFixtures,
   createTransaction,
@@ -18,9 +18,7 @@ let fx: Fixtures;
 let otherFx: Fixtures;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  household = await createHousehold(server);
-  other = await createHousehold(server);
+  ({ server, household, other } = await startWithTwoHouseholds());
   fx = await createFixtures(server, household.writeKey);
   otherFx = await createFixtures(server, other.writeKey);
 });

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHousehold, type TestHousehold } from '../support/households.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
+import type { TestServer } from '../support/test-server.ts';
 import {
   createFixtures,
   createTransaction,
@@ -20,9 +20,7 @@ const t: Record<string, TransactionData> = {};
 let otherTx: TransactionData;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  household = await createHousehold(server);
-  other = await createHousehold(server);
+  ({ server, household, other } = await startWithTwoHouseholds());
   fx = await createFixtures(server, household.writeKey);
   otherFx = await createFixtures(server, other.writeKey);
   const { checking: A, savings: B, card: C } = fx.accounts;

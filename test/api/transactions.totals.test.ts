@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDecimal } from '../../server/money/money.ts';
 import { insertTransactions } from '../../server/transactions/transaction.bulk-insert.ts';
-import { createHousehold, type TestHousehold } from '../support/households.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
+import type { TestServer } from '../support/test-server.ts';
 import { createFixtures, createTransaction, type Fixtures } from '../support/transactions-fixtures.ts';
 
 /**
@@ -15,9 +15,7 @@ let other: TestHousehold;
 let fx: Fixtures;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  household = await createHousehold(server);
-  other = await createHousehold(server);
+  ({ server, household, other } = await startWithTwoHouseholds());
   fx = await createFixtures(server, household.writeKey);
   await createFixtures(server, other.writeKey);
 });

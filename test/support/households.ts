@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { issueApiKey } from '../../server/api-keys/api-key.service.ts';
 import { createUserWithFamily } from '../../server/users/user.service.ts';
-import type { TestServer } from './test-server.ts';
+import { startTestServer, type TestServer } from './test-server.ts';
 
 export interface TestHousehold {
   familyId: string;
@@ -28,4 +28,12 @@ export async function createHousehold(
   const { key: writeKey } = await issueApiKey(em, { user, scope: 'read_write' });
   const { key: readKey } = await issueApiKey(em, { user, scope: 'read' });
   return { familyId: family.id, userId: user.id, email, writeKey, readKey };
+}
+
+/** The usual start of an API test file: the app on a database of its own and two unrelated households. */
+export async function startWithTwoHouseholds(
+  other: Parameters<typeof createHousehold>[1] = {},
+): Promise<{ server: TestServer; household: TestHousehold; other: TestHousehold }> {
+  const server = await startTestServer();
+  return { server, household: await createHousehold(server), other: await createHousehold(server, other) };
 }
