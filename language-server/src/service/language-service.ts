@@ -1,8 +1,10 @@
-import { parseBlueprint } from './parse-blueprint.ts';
+import type { BNode } from './blueprint-node.ts';
+import { parseBlueprint, type ParseCache } from './parse-blueprint.ts';
 import { problem, syntaxAndTagCodes, type Problem } from './problem.ts';
 import { createSchemaIndex, type SchemaIndex } from './schema-index.ts';
 import { checkTags } from './tags.ts';
 import { validateBlueprint } from './validate-entries.ts';
+import { checkEntryAlone } from './validate-entry.ts';
 import { checkReferences } from './validate-references.ts';
 
 export interface LanguageServiceOptions {
@@ -10,28 +12,74 @@ export interface LanguageServiceOptions {
   schema: object;
 }
 
+export type BlueprintFormat = 'yaml' | 'json';
+
+/** One document validated again and again as it is edited: unchanged entries are not read or checked again. */
+export interface DocumentValidator {
+  /** Every problem of this version of the text, sorted by start offset. Never throws. */
+  validate(text: string): Problem[];
+}
+
 export interface LanguageService {
   readonly index: SchemaIndex;
   /** Every problem of a blueprint text, sorted by start offset. Never throws. */
-  doValidation(text: string, format?: 'yaml' | 'json'): Problem[];
+  doValidation(text: string, format?: BlueprintFormat): Problem[];
+  /** A validator for the versions of one document (an editor buffer). */
+  createDocumentValidator(format?: BlueprintFormat): DocumentValidator;
 }
 
 export function createLanguageService({ schema }: LanguageServiceOptions): LanguageService {
   const index = createSchemaIndex(schema);
   return {
     index,
-    doValidation(text, format) {
-      const { root, problems } = parseBlueprint(text, format ? { format } : {});
-      try {
-        problems.push(...checkTags(root), ...validateBlueprint(root, index), ...checkReferences(root, { index, text }));
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        problems.push(problem(syntaxAndTagCodes, 'internal-error', [0, text.length], `The checks failed: ${message}`));
-      }
-      return problems
-        .map((item, order) => ({ item, order }))
-        .sort((a, b) => a.item.range[0] - b.item.range[0] || a.order - b.order)
-        .map(({ item }) => item);
+    doValidation: (text, format) => validate(text, index, format).problems,
+    createDocumentValidator(format) {
+      let cache: ParseCache | undefined;
+      return {
+        validate(text) {
+          const result = validate(text, index, format, cache);
+          cache = result.cache;
+          return result.problems;
+        },
+      };
     },
   };
+}
+
+function validate(
+  text: string,
+  index: SchemaIndex,
+  format: BlueprintFormat | undefined,
+  previous?: ParseCache,
+): { problems: Problem[]; cache: ParseCache | undefined } {
+  let cache: ParseCache | undefined;
+  const problems: Problem[] = [];
+  try {
+    const parsed = parseBlueprint(text, { ...(format ? { format } : {}), ...(previous ? { previous } : {}) });
+    cache = parsed.cache;
+    problems.push(...parsed.problems);
+    // Entry checks are kept with the entry's parse: an unchanged entry is not checked again.
+    const checked = new Set<BNode>();
+    const checkEntry = (entry: BNode): readonly Problem[] => {
+      checked.add(entry);
+      const item = parsed.cache.itemOf(entry);
+      if (item?.checks) return item.checks;
+      const found = checkEntryAlone(entry, index);
+      if (item) item.checks = found;
+      return found;
+    };
+    problems.push(...validateBlueprint(parsed.root, index, checkEntry));
+    problems.push(...checkTags(parsed.root, (node) => checked.has(node)));
+    problems.push(...checkReferences(parsed.root, { text }));
+  } catch (error) {
+    // A defect of ours must not cost the editor its other diagnostics, nor keep a broken cache.
+    cache = undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    problems.push(problem(syntaxAndTagCodes, 'internal-error', [0, text.length], `The checks failed: ${message}`));
+  }
+  const sorted = problems
+    .map((item, order) => ({ item, order }))
+    .sort((a, b) => a.item.range[0] - b.item.range[0] || a.order - b.order)
+    .map(({ item }) => item);
+  return { problems: sorted, cache };
 }

@@ -1,213 +1,214 @@
-import { Composer, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
-import type { Document, DocumentOptions, Node, ParseOptions, SchemaOptions, Tags, YAMLError } from 'yaml';
-import type { BEntry, BNode, ScalarValue } from './blueprint-node.ts';
-import { problem, syntaxAndTagCodes, type Problem, type Range } from './problem.ts';
-import { blueprintTags } from './tag-table.ts';
-
-export interface ParseResult {
-  root: BNode | undefined;
-  problems: Problem[];
-}
+import type { BNode } from './blueprint-node.ts';
+import type { Problem, Range } from './problem.ts';
+import { readYamlDocument } from './yaml-document-reader.ts';
+import { readYamlFast, Unsupported } from './yaml-fast-reader.ts';
 
 export interface ParseBlueprintOptions {
   /** JSON is parsed as YAML (it is a subset); the format only words the messages. */
   format?: 'yaml' | 'json';
+  /**
+   * The cache of the previous parse of the same document: entries whose text did not change are
+   * taken over (moved to their new offsets) instead of read again. The previous result's tree
+   * must not be used afterwards: its reused nodes now describe the new text.
+   */
+  previous?: ParseCache;
+}
+
+export interface ParseResult {
+  root: BNode | undefined;
+  problems: Problem[];
+  /** What the next parse of the same document can reuse (`previous`). */
+  cache: ParseCache;
+}
+
+/** One item of the entries sequences, read once and kept with what was found in it. */
+export interface CachedItem {
+  /** Offset of the item's first line in the text it was last part of. */
+  start: number;
+  /** Offset of the first line after it. */
+  end: number;
+  node: BNode;
+  /** Problems found reading it (syntax, duplicate keys). */
+  problems: Problem[];
+  /** Problems of checking it as an entry, kept by the language service once computed. */
+  checks?: Problem[];
+}
+
+/** Items of the root's sequences (`entries`, or its named groups) are read and cached one by one. */
+const ITEM_DEPTH = 2;
+
+/**
+ * Reads a blueprint into BNodes with ranges. The fast reader handles the usual YAML; an entry it
+ * does not handle is read alone by the `yaml` package, and a document it cannot split into
+ * entries entirely so. Both give the same tree (a test compares them). Never throws.
+ */
+export function parseBlueprint(text: string, options: ParseBlueprintOptions = {}): ParseResult {
+  const format = options.format ?? 'yaml';
+  const cache = new ParseCache(text);
+  const problems: Problem[] = [];
+  const reusable = options.previous ? unchangedItems(options.previous, text) : undefined;
+  const keep = (item: CachedItem): void => {
+    problems.push(...item.problems);
+    cache.add(item);
+  };
+  try {
+    const root = readYamlFast(text, problems, {
+      itemDepth: ITEM_DEPTH,
+      reuse: (start) => {
+        const item = reusable?.(start);
+        if (item) keep(item);
+        return item;
+      },
+      item: (start, end, read) => {
+        const item = readItem(text, start, end, format, problems, read);
+        keep(item);
+        return item.node;
+      },
+    });
+    return { root, problems, cache };
+  } catch {
+    // Unsupported, or a defect of the fast reader: the general parser is the authority.
+    return { ...readYamlDocument(text, format), cache: new ParseCache(text) };
+  }
+}
+
+function readItem(
+  text: string,
+  start: number,
+  end: number,
+  format: 'yaml' | 'json',
+  problems: Problem[],
+  read: () => BNode,
+): CachedItem {
+  const before = problems.length;
+  try {
+    const node = read();
+    return { start, end, node, problems: problems.splice(before) };
+  } catch (error) {
+    if (!(error instanceof Unsupported)) throw error;
+    problems.length = before;
+  }
+  const alone = readYamlDocument(text.slice(start, end), format);
+  const root = alone.root;
+  // An alias may point into another item: only the whole document can resolve it.
+  if (root?.kind !== 'seq' || root.items.length !== 1 || containsAlias(root)) throw new Unsupported('not one item');
+  const item: CachedItem = { start: 0, end: end - start, node: root.items[0]!, problems: alone.problems };
+  moveItem(item, start);
+  return item;
 }
 
 /**
- * Every blueprint tag is registered for scalars, sequences and mappings, so the YAML parser never
- * warns about them; whether a tag fits its node is checked by `checkTags` with better messages.
- * Tagged scalars keep their source text, as the service's loader sees it.
+ * The items of the previous parse whose text (and the line after it, which ends them) is
+ * unchanged: those before the first changed character stay in place, those after the last one
+ * move by the change in length. Each is handed out once.
  */
-const customTags: Tags = blueprintTags.flatMap(({ name }) => [
-  { tag: name, resolve: (source: string) => source },
-  { tag: name, collection: 'seq' as const, resolve: (node: unknown) => node },
-  { tag: name, collection: 'map' as const, resolve: (node: unknown) => node },
-]);
+function unchangedItems(previous: ParseCache, text: string): (start: number) => CachedItem | undefined {
+  const old = previous.text;
+  const prefix = commonPrefix(old, text);
+  const suffix = commonSuffix(old, text, Math.min(old.length, text.length) - prefix);
+  const delta = text.length - old.length;
+  const identical = prefix === old.length && prefix === text.length;
+  const lineAfter = (offset: number): number => {
+    const found = old.indexOf('\n', offset);
+    return found < 0 ? old.length : found;
+  };
+  return (start) => {
+    const inPlace = previous.take(
+      start,
+      (item) => identical || (item.end < old.length && lineAfter(item.end) < prefix),
+    );
+    if (inPlace) return inPlace;
+    const moved = previous.take(start - delta, (item) => item.start >= old.length - suffix);
+    if (moved) moveItem(moved, start);
+    return moved;
+  };
+}
 
-/** YAML 1.1 like the service's loader (PyYAML): `yes`/`no` are booleans, duplicate keys are allowed. */
-const yamlOptions: ParseOptions & DocumentOptions & SchemaOptions = {
-  version: '1.1',
-  customTags,
-  keepSourceTokens: true,
-  uniqueKeys: false,
-  prettyErrors: false,
+function commonPrefix(a: string, b: string): number {
+  const limit = Math.min(a.length, b.length);
+  let at = 0;
+  // Whole blocks first: comparing slices runs in native code.
+  while (at + 4096 <= limit && a.slice(at, at + 4096) === b.slice(at, at + 4096)) at += 4096;
+  while (at < limit && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  return at;
+}
+
+function commonSuffix(a: string, b: string, limit: number): number {
+  let length = 0;
+  while (length + 4096 <= limit && a.slice(a.length - length - 4096, a.length - length) === b.slice(b.length - length - 4096, b.length - length)) {
+    length += 4096;
+  }
+  while (length < limit && a.charCodeAt(a.length - length - 1) === b.charCodeAt(b.length - length - 1)) length++;
+  return length;
+} // prettier-ignore
+
+function containsAlias(root: BNode): boolean {
+  const pending = [root];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (node.kind === 'alias') return true;
+    if (node.kind === 'seq') pending.push(...node.items);
+    else if (node.kind === 'map') for (const entry of node.entries) pending.push(entry.key, entry.value);
+  }
+  return false;
+}
+
+/** The items of one parse, by offset (for the next parse) and by node (for the checks). */
+export class ParseCache {
+  private readonly byStart = new Map<number, CachedItem>();
+  private readonly byNode = new Map<BNode, CachedItem>();
+
+  constructor(readonly text: string) {}
+
+  add(item: CachedItem): void {
+    this.byStart.set(item.start, item);
+    this.byNode.set(item.node, item);
+  }
+
+  /** The item that started at `start`, if `usable` accepts it; each is handed out once. */
+  take(start: number, usable: (item: CachedItem) => boolean): CachedItem | undefined {
+    const item = this.byStart.get(start);
+    if (!item || !usable(item)) return undefined;
+    this.byStart.delete(start);
+    return item;
+  }
+
+  itemOf(node: BNode): CachedItem | undefined {
+    return this.byNode.get(node);
+  }
+}
+
+const shiftProblems = (problems: readonly Problem[], delta: number): Problem[] =>
+  problems.map((found) => ({ ...found, range: [found.range[0] + delta, found.range[1] + delta] }));
+
+const shift = (range: Range, delta: number): void => {
+  range[0] += delta;
+  range[1] += delta;
 };
 
-const codes = syntaxAndTagCodes;
-
-export function parseBlueprint(text: string, options: ParseBlueprintOptions = {}): ParseResult {
-  const problems: Problem[] = [];
-  try {
-    const tagStarts: number[] = [];
-    const tagEnds: number[] = [];
-    const tokens = [...new Parser().parse(text)];
-    collectTags(tokens, tagStarts, tagEnds);
-    const documents = [...new Composer(yamlOptions).compose(tokens, true, text.length)];
-    const document = documents[0];
-    for (const extra of documents.slice(1)) {
-      const start = clamp(extra.range[0], text);
-      const kind = options.format === 'json' ? 'JSON value' : 'YAML document';
-      problems.push(
-        problem(codes, 'yaml-syntax', [start, text.length], `A blueprint is a single ${kind}; remove this one.`),
-      );
-    }
-    for (const doc of documents) {
-      for (const error of doc.errors) problems.push(fromYamlError(error, text, 'error'));
-      for (const warning of doc.warnings) {
-        if (!/^Unresolved tag:/.test(warning.message)) problems.push(fromYamlError(warning, text, 'warning'));
-      }
-    }
-    const root = document ? convertDocument(document, text, tagStarts, tagEnds, problems) : undefined;
-    return { root, problems };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    problems.push(problem(codes, 'internal-error', [0, text.length], `The blueprint could not be read: ${message}`));
-    return { root: undefined, problems };
-  }
-}
-
-function clamp(offset: number, text: string): number {
-  return Math.max(0, Math.min(Number.isFinite(offset) ? offset : 0, text.length));
-}
-
-function fromYamlError(error: YAMLError, text: string, kind: 'error' | 'warning'): Problem {
-  const start = clamp(error.pos[0], text);
-  const range: Range = [start, Math.max(start, clamp(error.pos[1], text))];
-  return problem(codes, kind === 'error' ? 'yaml-syntax' : 'yaml-warning', range, error.message);
-}
-
-/** The fields of CST tokens that can hold (tokens holding) tag tokens. */
-const cstFields = ['start', 'key', 'sep', 'value', 'items', 'end', 'props'] as const;
-
-/** Tag tokens of the concrete syntax tree, in text order (walked without recursion). */
-function collectTags(tokens: readonly unknown[], starts: number[], ends: number[]): void {
-  const found: [number, number][] = [];
-  const stack: unknown[] = [...tokens];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (Array.isArray(item)) {
-      for (const element of item) if (element !== null && typeof element === 'object') stack.push(element);
-    } else if (item !== null && typeof item === 'object') {
-      const token = item as Record<string, unknown>;
-      if (token.type === 'tag' && typeof token.offset === 'number' && typeof token.source === 'string') {
-        found.push([token.offset, token.offset + token.source.length]);
-      }
-      for (const field of cstFields) {
-        const value = token[field];
-        if (value !== null && typeof value === 'object') stack.push(value);
+/**
+ * Moves an item's node tree and problems to a new offset. Node ranges change in place (no two
+ * nodes share a range array, and problems copy theirs); problems are replaced, since earlier
+ * results handed out may still hold them.
+ */
+function moveItem(item: CachedItem, start: number): void {
+  const delta = start - item.start;
+  if (delta === 0) return;
+  item.start = start;
+  item.end += delta;
+  item.problems = shiftProblems(item.problems, delta);
+  if (item.checks) item.checks = shiftProblems(item.checks, delta);
+  const pending: BNode[] = [item.node];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    shift(node.range, delta);
+    if (node.tagRange) shift(node.tagRange, delta);
+    if (node.kind === 'seq') for (const child of node.items) pending.push(child);
+    else if (node.kind === 'map') {
+      for (const entry of node.entries) {
+        shift(entry.range, delta);
+        pending.push(entry.key, entry.value);
       }
     }
   }
-  found.sort((a, b) => a[0] - b[0]);
-  for (const [start, end] of found) {
-    starts.push(start);
-    ends.push(end);
-  }
-}
-
-function convertDocument(
-  document: Document.Parsed,
-  text: string,
-  tagStarts: number[],
-  tagEnds: number[],
-  problems: Problem[],
-) {
-  /** The last tag token that starts before `offset`: the tag written in front of a node's value. */
-  const tagBefore = (offset: number): Range | undefined => {
-    let low = 0;
-    let high = tagStarts.length - 1;
-    let found = -1;
-    while (low <= high) {
-      const mid = (low + high) >> 1;
-      if (tagStarts[mid]! < offset) {
-        found = mid;
-        low = mid + 1;
-      } else high = mid - 1;
-    }
-    return found < 0 ? undefined : [tagStarts[found]!, tagEnds[found]!];
-  };
-
-  const trimmedEnd = (start: number, end: number): number => {
-    let result = clamp(end, text);
-    while (result > start && /\s/.test(text[result - 1]!)) result--;
-    return result;
-  };
-
-  const nullAt = (offset: number): BNode => ({ kind: 'scalar', value: null, range: [offset, offset] });
-
-  // Explicit stack: deeply nested input must not overflow the call stack.
-  const convert = (top: Node): BNode => {
-    const results = new Map<Node, BNode>();
-    const pending: [Node, boolean][] = [[top, false]];
-    while (pending.length > 0) {
-      const [node, childrenDone] = pending.pop()!;
-      if (!childrenDone && (isMap(node) || isSeq(node))) {
-        pending.push([node, true]);
-        const children = isSeq(node) ? node.items : node.items.flatMap((pair) => [pair.key, pair.value]);
-        for (const child of children) if (child && typeof child === 'object') pending.push([child as Node, false]);
-        continue;
-      }
-      results.set(node, build(node, results));
-    }
-    return results.get(top)!;
-  };
-
-  const build = (node: Node, done: Map<Node, BNode>): BNode => {
-    const valueStart = clamp(node.range?.[0] ?? 0, text);
-    const tagRange = node.tag && !node.tag.startsWith('tag:yaml.org,2002:') ? tagBefore(valueStart + 1) : undefined;
-    const start = tagRange && tagRange[0] < valueStart ? tagRange[0] : valueStart;
-    const base = {
-      range: [start, Math.max(start, trimmedEnd(valueStart, node.range?.[1] ?? valueStart))] as Range,
-      ...(node.tag ? { tag: node.tag } : {}),
-      ...(tagRange ? { tagRange } : {}),
-      ...(node.anchor ? { anchor: node.anchor } : {}),
-    };
-    if (isScalar(node)) return { kind: 'scalar', value: scalarValue(node.value, node.source), ...base };
-    if (isAlias(node)) return { kind: 'alias', name: node.source, ...base };
-    if (isSeq(node)) {
-      const items = node.items.map((item) => done.get(item as Node) ?? nullAt(base.range[1]));
-      return { kind: 'seq', items, flow: node.flow === true, ...base, range: collectionRange(base.range, items) };
-    }
-    if (isMap(node)) {
-      const entries = node.items.map((pair): BEntry => {
-        const key = (pair.key ? done.get(pair.key as Node) : undefined) ?? nullAt(base.range[0]);
-        const value = (pair.value ? done.get(pair.value as Node) : undefined) ?? nullAt(key.range[1]);
-        return { key, value, range: [key.range[0], Math.max(key.range[1], value.range[1])] };
-      });
-      reportDuplicateKeys(entries);
-      return { kind: 'map', entries, flow: node.flow === true, ...base, range: collectionRange(base.range, entries) };
-    }
-    return { kind: 'scalar', value: null, ...base };
-  };
-
-  /** Like the service's loader, a repeated key is accepted (the last wins), so it is only a warning. */
-  const reportDuplicateKeys = (entries: readonly BEntry[]): void => {
-    const seen = new Set<string>();
-    for (const { key } of entries) {
-      if (key.kind !== 'scalar' || key.tag) continue;
-      const id = `${typeof key.value}:${String(key.value)}`;
-      if (!seen.has(id)) seen.add(id);
-      else {
-        const message = `The key '${String(key.value)}' appears earlier in this mapping; the last value wins.`;
-        problems.push(problem(codes, 'yaml-duplicate-key', key.range, message));
-      }
-    }
-  };
-
-  /** A block collection ends where its last item ends (not after trailing comments). */
-  const collectionRange = (range: Range, children: readonly { range: Range }[]): Range => {
-    if (text[range[1] - 1] === ']' || text[range[1] - 1] === '}') return range;
-    const last = children[children.length - 1];
-    return last ? [range[0], Math.max(range[0], last.range[1])] : range;
-  };
-
-  return document.contents ? convert(document.contents) : undefined;
-}
-
-function scalarValue(value: unknown, source: unknown): ScalarValue {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value;
-  if (typeof value === 'bigint') return Number(value);
-  return typeof source === 'string' ? source : String(value);
 }

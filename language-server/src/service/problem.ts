@@ -96,6 +96,10 @@ export const schemaCodes = {
   },
   'permissions-invalid': { severity: 'error', meaning: 'permissions, or one of its items, has the wrong shape.' },
   'permission-unknown': { severity: 'error', meaning: 'A permission codename this model does not have.' },
+  'attrs-identifiers-missing': {
+    severity: 'error',
+    meaning: 'An entry of the model without identifiers (it applies another blueprint) has no attrs.identifiers.',
+  },
 } as const satisfies Record<string, ProblemCodeInfo>;
 
 export type SchemaCode = keyof typeof schemaCodes;
@@ -119,10 +123,6 @@ export const referenceCodes = {
   'id-duplicate': {
     severity: 'warning',
     meaning: 'An entry id already used by an entry above: !KeyOf finds the first of them that created an object.',
-  },
-  'attrs-identifiers-missing': {
-    severity: 'error',
-    meaning: 'An entry of the model without identifiers (it applies another blueprint) has no attrs.identifiers.',
   },
 } as const satisfies Record<string, ProblemCodeInfo>;
 

@@ -22,29 +22,28 @@ const kindWords = { scalar: 'a scalar', seq: 'a sequence', map: 'a mapping', ali
  * Depth follows the service: an `!Enumerate` is the innermost context for ALL its items, so
  * `!Value 1` in the iterable of an inner `!Enumerate` reaches the outer one; but a depth that
  * lands on an `!Enumerate` from its iterable (or output kind) finds no current item: an error.
+ * `skip` leaves out subtrees checked elsewhere (entries, whose checks the language service keeps).
  */
-export function checkTags(root: BNode | undefined): Problem[] {
+export function checkTags(root: BNode | undefined, skip?: (node: BNode) => boolean): Problem[] {
   const problems: Problem[] = [];
   if (!root) return problems;
   const pending: [BNode, readonly EnumerateFrame[]][] = [[root, []]];
   while (pending.length > 0) {
     const [node, enumerates] = pending.pop()!;
+    if (skip?.(node)) continue;
     const info = node.tag ? checkOneTag(node, enumerates, problems) : undefined;
-    const children = childrenOf(node);
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i]!;
-      const frames =
-        info?.name === '!Enumerate' && node.kind === 'seq' ? [...enumerates, { inBody: i >= 2 }] : enumerates;
-      pending.push([child, frames]);
+    if (node.kind === 'seq') {
+      const enumerate = info?.name === '!Enumerate';
+      for (let i = node.items.length - 1; i >= 0; i--) {
+        pending.push([node.items[i]!, enumerate ? [...enumerates, { inBody: i >= 2 }] : enumerates]);
+      }
+    } else if (node.kind === 'map') {
+      for (let i = node.entries.length - 1; i >= 0; i--) {
+        pending.push([node.entries[i]!.value, enumerates], [node.entries[i]!.key, enumerates]);
+      }
     }
   }
   return problems;
-}
-
-function childrenOf(node: BNode): readonly BNode[] {
-  if (node.kind === 'seq') return node.items;
-  if (node.kind === 'map') return node.entries.flatMap((entry) => [entry.key, entry.value]);
-  return [];
 }
 
 /** Reports the problems of one tagged node; returns the tag's info when the tag is known. */

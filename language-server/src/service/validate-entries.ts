@@ -1,10 +1,11 @@
 import type { BMap, BNode } from './blueprint-node.ts';
 import { problem, schemaCodes, type Problem } from './problem.ts';
 import { isObject, type SchemaIndex } from './schema-index.ts';
-import { validateEntry } from './validate-entry.ts';
+import { checkEntryAlone } from './validate-entry.ts';
 import { didYouMean, findEntry, isDeferred, keyName } from './validate-helpers.ts';
 
-export { validateEntry } from './validate-entry.ts';
+/** The checks of one entry (a node of an entries sequence); the language service memoizes them. */
+export type EntryCheck = (entry: BNode) => readonly Problem[];
 
 const codes = schemaCodes;
 
@@ -13,7 +14,11 @@ const codes = schemaCodes;
  * its `model`, the fields of `attrs`/`identifiers` with that model's definition only.
  * Tagged values are resolved at apply time and are accepted wherever a value is expected.
  */
-export function validateBlueprint(root: BNode | undefined, index: SchemaIndex): Problem[] {
+export function validateBlueprint(
+  root: BNode | undefined,
+  index: SchemaIndex,
+  checkEntry: EntryCheck = (node) => checkEntryAlone(node, index),
+): Problem[] {
   const problems: Problem[] = [];
   if (!root || isDeferred(root)) return problems;
   if (root.kind !== 'map') {
@@ -39,7 +44,7 @@ export function validateBlueprint(root: BNode | undefined, index: SchemaIndex): 
 
   const entries = findEntry(root, 'entries');
   if (!entries) problems.push(problem(codes, 'entries-missing', start, 'The blueprint has no entries.'));
-  else checkEntries(entries.value, index, problems);
+  else checkEntries(entries.value, checkEntry, problems);
   return problems;
 }
 
@@ -90,21 +95,21 @@ function checkLabels(labels: BNode, problems: Problem[]): void {
   }
 }
 
-function checkEntries(value: BNode, index: SchemaIndex, problems: Problem[]): void {
+function checkEntries(value: BNode, checkEntry: EntryCheck, problems: Problem[]): void {
   if (isDeferred(value)) return;
   if (value.kind === 'seq') {
-    for (const item of value.items) validateEntry(item, index, problems);
+    for (const item of value.items) problems.push(...checkEntry(item));
     return;
   }
   if (value.kind === 'map') {
-    checkGroups(value, index, problems);
+    checkGroups(value, checkEntry, problems);
     return;
   }
   const message = 'entries must be a sequence of entries, or a mapping of named groups (each a sequence of entries).';
   problems.push(problem(codes, 'entries-invalid', value.range, message));
 }
 
-function checkGroups(groups: BMap, index: SchemaIndex, problems: Problem[]): void {
+function checkGroups(groups: BMap, checkEntry: EntryCheck, problems: Problem[]): void {
   for (const { key, value } of groups.entries) {
     if (isDeferred(value)) continue;
     if (value.kind !== 'seq') {
@@ -113,6 +118,6 @@ function checkGroups(groups: BMap, index: SchemaIndex, problems: Problem[]): voi
       problems.push(problem(codes, 'entries-invalid', value.range, message));
       continue;
     }
-    for (const item of value.items) validateEntry(item, index, problems);
+    for (const item of value.items) problems.push(...checkEntry(item));
   }
 }

@@ -4,8 +4,19 @@ import type { ModelInfo, SchemaIndex } from './schema-index.ts';
 import { validateFields } from './validate-fields.ts';
 import { didYouMean, findEntry, firstLine, isDeferred, keyName, oneOf } from './validate-helpers.ts';
 import { validatePermissions } from './validate-permissions.ts';
+import { checkTags } from './tags.ts';
 
 const codes = schemaCodes;
+
+/**
+ * Everything that can be said about one entry without looking at the others: its tags, its
+ * keys, its model and that model's fields. (Cross-entry checks are `checkReferences`.)
+ */
+export function checkEntryAlone(node: BNode, index: SchemaIndex): Problem[] {
+  const problems = checkTags(node);
+  validateEntry(node, index, problems);
+  return problems;
+}
 
 /**
  * One entry, discriminator first: `model` picks the one branch of the entry `oneOf` that applies,
@@ -66,6 +77,9 @@ function checkModelParts(
   }
   const attrs = findEntry(node, 'attrs');
   if (attrs && model.entryKeys.includes('attrs')) validateFields('attrs', attrs.value, model, index, problems);
+  if (!hasIdentifiers && !model.identifiersRequired && model.fieldNames.includes('identifiers')) {
+    checkAttrsIdentifiers(attrs?.value, model, modelRange, problems);
+  }
   const permissions = findEntry(node, 'permissions');
   if (permissions && model.entryKeys.includes('permissions')) validatePermissions(permissions.value, model, problems);
 }
@@ -117,4 +131,19 @@ function checkConditions(value: BNode, problems: Problem[]): void {
     const message = `conditions items should be true or false (or a tag such as !Condition); the service uses the truthiness of ${shown}.`;
     problems.push(problem(codes, 'condition-not-boolean', item.range, message));
   }
+}
+
+/**
+ * The model whose entries have no identifiers of their own (it applies another blueprint, found by
+ * the identifiers in its attrs) needs `attrs.identifiers`. Found from the schema, not by name.
+ */
+function checkAttrsIdentifiers(
+  attrs: BNode | undefined,
+  model: ModelInfo,
+  modelRange: [number, number],
+  problems: Problem[],
+): void {
+  if (attrs && (attrs.kind !== 'map' || isDeferred(attrs) || findEntry(attrs, 'identifiers'))) return;
+  const message = `An entry of ${model.name} has no identifiers of its own: add attrs.identifiers to say which one to use.`;
+  problems.push(problem(codes, 'attrs-identifiers-missing', modelRange, message));
 }

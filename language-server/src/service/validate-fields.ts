@@ -1,51 +1,11 @@
-import type { ErrorObject } from 'ajv';
 import type { BNode } from './blueprint-node.ts';
+import type { FieldError } from './field-validator.ts';
+import { escapePointer } from './json-pointer.ts';
 import { problem, schemaCodes, type Problem } from './problem.ts';
 import { nearest, type ModelInfo, type SchemaIndex } from './schema-index.ts';
 import { describeType } from './validate-helpers.ts';
 
 const codes = schemaCodes;
-
-/** Where each JSON pointer of the plain data came from. */
-interface Origin {
-  node: BNode;
-  key?: BNode;
-}
-
-interface Plain {
-  data: unknown;
-  origins: Map<string, Origin>;
-  /** Pointers of tagged (or aliased) nodes: resolved at apply time, so they fit any schema. */
-  markers: string[];
-}
-
-const MAX_DEPTH = 100;
-
-function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** Plain data for Ajv; every tagged node (with all under it) becomes a marker (null). */
-export function toPlain(node: BNode): Plain {
-  const origins = new Map<string, Origin>();
-  const markers: string[] = [];
-  const convert = (current: BNode, pointer: string, depth: number, key?: BNode): unknown => {
-    origins.set(pointer, key ? { node: current, key } : { node: current });
-    if (current.tag && current.tag.startsWith('!')) return (markers.push(pointer), null);
-    if (current.kind === 'alias' || depth > MAX_DEPTH) return (markers.push(pointer), null);
-    if (current.kind === 'scalar') return current.value;
-    if (current.kind === 'seq') return current.items.map((item, i) => convert(item, `${pointer}/${i}`, depth + 1));
-    const result: Record<string, unknown> = {};
-    for (const entry of current.entries) {
-      if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
-      const name = String(entry.key.value);
-      result[name] = convert(entry.value, `${pointer}/${escapePointer(name)}`, depth + 1, entry.key);
-    }
-    return result;
-  };
-  const data = convert(node, '', 0);
-  return { data, origins, markers };
-}
 
 function label(root: string, pointer: string): string {
   let text = '';
@@ -64,7 +24,7 @@ const formatWords: Record<string, string> = {
   uri: 'a URL',
 };
 
-function message(name: string, error: ErrorObject): string {
+function message(name: string, error: FieldError): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'type':
@@ -120,7 +80,6 @@ export function validateFields(
 ): void {
   if (value.tag?.startsWith('!') || value.kind === 'alias') return;
   const validate = index.fieldValidator(model);
-  const plain = toPlain(value);
   const reported = new Set<string>();
   const ownUnknownCheck = model.fields?.additionalProperties !== false;
 
@@ -132,19 +91,19 @@ export function validateFields(
       problems.push(problem(codes, 'field-unknown', entry.key.range, unknownFieldMessage(model, name)));
     }
   }
-  if (!validate || validate(plain.data)) return;
+  const report = validate?.(value);
+  if (!report) return;
 
   // One message per value: the most telling first (an enum lists the choices; a combinator says least).
-  const rank = (error: ErrorObject): number => (error.keyword === 'enum' ? 0 : combinators.has(error.keyword) ? 2 : 1);
-  const errors = [...(validate.errors ?? [])].sort((a, b) => rank(a) - rank(b));
+  const rank = (error: FieldError): number => (error.keyword === 'enum' ? 0 : combinators.has(error.keyword) ? 2 : 1);
+  const errors = [...report.errors].sort((a, b) => rank(a) - rank(b));
   for (const error of errors) {
     const pointer = error.instancePath;
-    if (plain.markers.some((marker) => pointer === marker || pointer.startsWith(`${marker}/`))) continue;
     if (error.keyword === 'additionalProperties') {
       const extra = String((error.params as Record<string, unknown>).additionalProperty);
       const at = `${pointer}/${escapePointer(extra)}`;
       if (pointer === '' && ownUnknownCheck) continue;
-      const origin = plain.origins.get(at);
+      const origin = report.origins.get(at);
       if (!origin || reported.has(at)) continue;
       reported.add(at);
       const text =
@@ -153,7 +112,7 @@ export function validateFields(
       continue;
     }
     if (reported.has(pointer)) continue;
-    const origin = plain.origins.get(pointer);
+    const origin = report.origins.get(pointer);
     if (!origin) continue;
     reported.add(pointer);
     const name = label(keyName, pointer);
@@ -168,7 +127,7 @@ export function validateFields(
 }
 
 /** A number whose string form is in the string enum at that place: the service converts it. */
-function coercible(errors: readonly ErrorObject[], pointer: string, data: number): boolean {
+function coercible(errors: readonly FieldError[], pointer: string, data: number): boolean {
   return errors.some((error) => {
     const allowed = (error.params as Record<string, unknown>).allowedValues;
     return (

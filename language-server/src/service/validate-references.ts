@@ -1,13 +1,11 @@
 import type { BMap, BNode } from './blueprint-node.ts';
 import { problem, referenceCodes, type Problem } from './problem.ts';
-import type { SchemaIndex } from './schema-index.ts';
+import { createLineIndex, type LineIndex } from './text-document.ts';
 import { didYouMean, findEntry, isDeferred } from './validate-helpers.ts';
 
 const codes = referenceCodes;
 
 export interface CheckReferencesOptions {
-  /** The schema index, for the model whose entries have no identifiers (checked only when given). */
-  index?: SchemaIndex;
   /** The text, so that messages can name lines (offsets only are known without it). */
   text?: string;
 }
@@ -32,44 +30,59 @@ interface EntryInfo {
  * object. So it only sees entries above it; an entry with `state: absent` creates nothing, nor does
  * one skipped by a falsy literal in `conditions`. The conditions case is a warning only: a literal
  * `false` is usually a temporary switch, and computed conditions are never judged. Ids made by tags
- * are unknown, so after one of them an unknown id is not reported.
+ * are unknown, so after one of them an unknown id is not reported. Linear in the number of entries.
  */
 export function checkReferences(root: BNode | undefined, options: CheckReferencesOptions = {}): Problem[] {
   const problems: Problem[] = [];
   const entries = root ? entriesOf(root) : [];
-  const lineOf = (offset: number): number | undefined =>
-    options.text === undefined ? undefined : options.text.slice(0, offset).split('\n').length;
+  let lines: LineIndex | undefined;
+  const lineOf = (offset: number): number | undefined => {
+    if (options.text === undefined) return undefined;
+    lines ??= createLineIndex(options.text);
+    return lines.positionAt(offset).line + 1;
+  };
+
+  // Positions of the entries with each id, in document order.
+  const positionsById = new Map<string, number[]>();
+  entries.forEach((entry, position) => {
+    if (entry.id === undefined) return;
+    const positions = positionsById.get(entry.id);
+    if (positions) positions.push(position);
+    else positionsById.set(entry.id, [position]);
+  });
 
   // Only entries that create an object compete for `!KeyOf`: an absent or skipped one is no rival.
-  const firstById = new Map<string, EntryInfo>();
-  for (const entry of entries) {
-    if (entry.id === undefined || !entry.idNode || entry.outcome !== 'object') continue;
-    const first = firstById.get(entry.id);
-    if (!first) {
-      firstById.set(entry.id, entry);
-      continue;
+  for (const positions of positionsById.values()) {
+    if (positions.length < 2) continue;
+    const creating = positions.map((position) => entries[position]!).filter((entry) => entry.outcome === 'object');
+    const first = creating[0];
+    for (const entry of creating.slice(1)) {
+      const line = lineOf(first!.idNode!.range[0]);
+      const where = line === undefined ? '' : ` (first at line ${line})`;
+      const message = `Duplicate id "${entry.id}"${where}: !KeyOf ${entry.id} refers to the first entry with this id that created an object.`;
+      problems.push(problem(codes, 'id-duplicate', entry.idNode!.range, message));
     }
-    const line = lineOf(first.idNode!.range[0]);
-    const where = line === undefined ? '' : ` (first at line ${line})`;
-    const message = `Duplicate id "${entry.id}"${where}: !KeyOf ${entry.id} refers to the first entry with this id that created an object.`;
-    problems.push(problem(codes, 'id-duplicate', entry.idNode.range, message));
   }
 
+  const context: ReferenceContext = {
+    entries,
+    positionsById,
+    firstDynamic: entries.findIndex((entry) => entry.dynamic),
+  };
   entries.forEach((entry, position) => {
-    const above = entries.slice(0, position);
-    for (const reference of keyOfNodes(entry.node)) checkKeyOf(reference, above, entries, entry, problems);
-    if (options.index) checkMetaIdentifiers(entry.node, options.index, problems);
+    for (const reference of keyOfNodes(entry.node)) checkKeyOf(reference, position, context, problems);
   });
   return problems;
 }
 
-function checkKeyOf(
-  node: BNode,
-  above: readonly EntryInfo[],
-  all: readonly EntryInfo[],
-  own: EntryInfo,
-  problems: Problem[],
-): void {
+interface ReferenceContext {
+  entries: readonly EntryInfo[];
+  positionsById: ReadonlyMap<string, readonly number[]>;
+  /** Position of the first entry that may define any id (-1: none). */
+  firstDynamic: number;
+}
+
+function checkKeyOf(node: BNode, position: number, context: ReferenceContext, problems: Problem[]): void {
   // Sequences and mappings are reported by the tag checks (tag-wrong-kind).
   if (node.kind !== 'scalar') return;
   const id = node.value === null ? '' : String(node.value).trim();
@@ -77,51 +90,35 @@ function checkKeyOf(
     problems.push(problem(codes, 'keyof-empty', node.range, '!KeyOf needs the id of an entry above it: !KeyOf <id>.'));
     return;
   }
-  const definedAbove = above.filter((entry) => entry.id === id);
-  if (definedAbove.some((entry) => entry.outcome === 'object')) return;
-  if (definedAbove.some((entry) => entry.outcome === 'skipped')) {
+  const positions = context.positionsById.get(id) ?? [];
+  // The common case first, without allocating: the first entry with this id is above and created an object.
+  if (positions.length > 0 && positions[0]! < position && context.entries[positions[0]!]!.outcome === 'object') return;
+  const above = positions.filter((other) => other < position).map((other) => context.entries[other]!);
+  if (above.some((entry) => entry.outcome === 'object')) return;
+  if (above.some((entry) => entry.outcome === 'skipped')) {
     const message = `Entry "${id}" is skipped (its conditions contain a false value), so it creates nothing to reference.`;
     problems.push(problem(codes, 'keyof-skipped-entry', node.range, message));
     return;
   }
-  if (definedAbove.length > 0) {
+  if (above.length > 0) {
     const message = `Entry "${id}" has state: absent, so it creates nothing to reference.`;
     problems.push(problem(codes, 'keyof-absent-entry', node.range, message));
     return;
   }
-  if (own.id === id) {
+  if (positions.includes(position)) {
     const message = `Entry "${id}" is this entry itself; !KeyOf only sees entries above it.`;
     problems.push(problem(codes, 'keyof-later-entry', node.range, message));
     return;
   }
-  if (all.some((entry) => entry.id === id)) {
+  if (positions.length > 0) {
     const message = `Entry "${id}" comes later in the file; !KeyOf only sees entries above it.`;
     problems.push(problem(codes, 'keyof-later-entry', node.range, message));
     return;
   }
-  if (above.some((entry) => entry.dynamic)) return;
-  const known = [...new Set(above.flatMap((entry) => (entry.id === undefined ? [] : [entry.id])))];
+  if (context.firstDynamic >= 0 && context.firstDynamic < position) return;
+  const known = [...context.positionsById].filter(([, at]) => at[0]! < position).map(([name]) => name);
   const message = `No entry has id "${id}".${didYouMean(id, known)}`;
   problems.push(problem(codes, 'keyof-unknown-id', node.range, message));
-}
-
-/**
- * The model whose entries have no identifiers of their own (it applies another blueprint, found by
- * the identifiers in its attrs) needs `attrs.identifiers`.
- */
-function checkMetaIdentifiers(node: BNode, index: SchemaIndex, problems: Problem[]): void {
-  if (node.kind !== 'map' || isDeferred(node)) return;
-  const modelEntry = findEntry(node, 'model');
-  const value = modelEntry?.value;
-  if (!modelEntry || !value || value.kind !== 'scalar' || isDeferred(value) || typeof value.value !== 'string') return;
-  const model = index.lookupModel(value.value).model;
-  // Found from the schema: entries without identifiers whose attrs carry an `identifiers` field.
-  if (!model || model.identifiersRequired || model.entryKeys.includes('identifiers')) return;
-  if (!model.fieldNames.includes('identifiers')) return;
-  const attrs = findEntry(node, 'attrs');
-  if (attrs && (attrs.value.kind !== 'map' || isDeferred(attrs.value) || findEntry(attrs.value, 'identifiers'))) return;
-  const message = `An entry of ${model.name} has no identifiers of its own: add attrs.identifiers to say which one to use.`;
-  problems.push(problem(codes, 'attrs-identifiers-missing', modelEntry.range, message));
 }
 
 /** The entries in document order: a sequence, or a mapping of named groups flattened in order. */
@@ -145,6 +142,14 @@ function dynamicEntry(node: BNode): EntryInfo {
 }
 
 function entryInfo(node: BNode): EntryInfo {
+  const remembered = entryInfoMemo.get(node);
+  if (remembered) return remembered;
+  const info = readEntryInfo(node);
+  entryInfoMemo.set(node, info);
+  return info;
+}
+
+function readEntryInfo(node: BNode): EntryInfo {
   if (node.kind !== 'map' || isDeferred(node)) return dynamicEntry(node);
   const idNode = findEntry(node, 'id')?.value;
   const literal = idNode && idNode.kind === 'scalar' && !isDeferred(idNode) && idNode.value !== null;
@@ -167,16 +172,27 @@ function outcomeOf(node: BMap): Outcome {
   return 'object';
 }
 
+/**
+ * Parsed trees never change shape (the parser's cache only moves their ranges), so what a node
+ * holds can be remembered by identity: an entry kept from the previous parse is not read again.
+ */
+const keyOfMemo = new WeakMap<BNode, readonly BNode[]>();
+const entryInfoMemo = new WeakMap<BNode, EntryInfo>();
+
 /** Every scalar or collection tagged `!KeyOf` inside a node (also inside other tags), in order. */
-function keyOfNodes(root: BNode): BNode[] {
+function keyOfNodes(root: BNode): readonly BNode[] {
+  const remembered = keyOfMemo.get(root);
+  if (remembered) return remembered;
   const found: BNode[] = [];
   const pending: BNode[] = [root];
   while (pending.length > 0) {
     const node = pending.pop()!;
     if (node.tag === '!KeyOf') found.push(node);
-    const children =
-      node.kind === 'seq' ? node.items : node.kind === 'map' ? node.entries.flatMap((e) => [e.key, e.value]) : [];
-    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);
+    if (node.kind === 'seq') for (let i = node.items.length - 1; i >= 0; i--) pending.push(node.items[i]!);
+    else if (node.kind === 'map') {
+      for (let i = node.entries.length - 1; i >= 0; i--) pending.push(node.entries[i]!.value, node.entries[i]!.key);
+    }
   }
+  keyOfMemo.set(root, found);
   return found;
 }

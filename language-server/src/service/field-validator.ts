@@ -1,0 +1,325 @@
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, Plugin } from 'ajv';
+import type { BNode } from './blueprint-node.ts';
+import { escapePointer, resolvePointer } from './json-pointer.ts';
+import { fitsType } from './validate-helpers.ts';
+
+/** A schema error as Ajv words it (keyword, instancePath, params), whoever found it. */
+export type FieldError = Pick<ErrorObject, 'keyword' | 'instancePath' | 'params'> & { message?: string };
+
+/** Where a JSON pointer of the checked value is written: the value's node and, for a property, its key. */
+export interface Origin {
+  node: BNode;
+  key?: BNode;
+}
+
+export interface FieldReport {
+  errors: FieldError[];
+  /** The origin of every pointer an error names (and of `pointer/extra` for unknown properties). */
+  origins: ReadonlyMap<string, Origin>;
+}
+
+/** Checks a value (the `attrs` or `identifiers` of an entry); undefined when it is valid. */
+export type FieldValidator = (node: BNode) => FieldReport | undefined;
+
+type JsonObject = Record<string, unknown>;
+type Check = (node: BNode, pointer: string, depth: number, report: Report) => void;
+
+interface Report {
+  errors: FieldError[];
+  origins: Map<string, Origin>;
+}
+
+/** Deeper values are not checked (like a marker): they are never real blueprint fields. */
+const MAX_DEPTH = 100;
+
+/** Annotations and keywords this compiler implements; any other keyword leaves the model to Ajv. */
+const annotations = new Set(['description', 'title', 'default', 'examples', '$comment', 'readOnly', 'writeOnly']);
+const implemented = new Set([
+  ...annotations, 'type', 'enum', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum',
+  'exclusiveMaximum', 'pattern', 'items', 'minItems', 'maxItems', 'properties', 'required', 'additionalProperties', '$ref',
+]); // prettier-ignore
+
+type FormatCheck = (value: string) => boolean;
+
+/** The full-mode formats of ajv-formats, as Ajv would check them; none when it is not installed. */
+function loadFormatChecks(): Map<string, FormatCheck> {
+  const checks = new Map<string, FormatCheck>();
+  try {
+    const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats.js') as {
+      fullFormats: Record<string, unknown>;
+    };
+    for (const [name, format] of Object.entries(fullFormats)) {
+      const definition = format && typeof format === 'object' && 'validate' in format ? format.validate : format;
+      if (definition instanceof RegExp) checks.set(name, (value) => definition.test(value));
+      else if (typeof definition === 'function') checks.set(name, (value) => Boolean(definition(value)));
+    }
+  } catch {
+    // Without ajv-formats, formats are not checked (as with Ajv, which would lack them too).
+  }
+  return checks;
+}
+
+let formatChecks: Map<string, FormatCheck> | undefined;
+
+/** The ajv-formats plugin, for the Ajv fallback; none when it is not installed. */
+export function formatPlugin(): Plugin<unknown> | undefined {
+  try {
+    const required = createRequire(import.meta.url)('ajv-formats') as { default?: Plugin<unknown> } & Plugin<unknown>;
+    return required.default ?? required;
+  } catch {
+    return undefined;
+  }
+}
+const isDeferred = (node: BNode): boolean => node.kind === 'alias' || node.tag?.startsWith('!') === true;
+const codePoints = (value: string): number => {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+};
+
+/**
+ * Compiles a field definition into a validator that walks the parsed nodes directly: no plain
+ * copy of the data, errors worded like Ajv's, compiled in microseconds. Tagged values (and aliases)
+ * are resolved at apply time, so they pass any schema. A definition using a keyword outside the
+ * implemented set is compiled by Ajv instead (`ajv()` is only called then).
+ */
+export function compileFieldValidator(definition: JsonObject, root: JsonObject, ajv: () => Ajv): FieldValidator {
+  formatChecks ??= loadFormatChecks();
+  const compiled = new Map<JsonObject, Check>();
+  const compile = (schema: unknown): Check => {
+    if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return () => {};
+    const object = schema as JsonObject;
+    const known = compiled.get(object);
+    if (known) return known;
+    // Placeholder first: a recursive $ref reaches this schema again while it is being compiled.
+    let body: Check = () => {};
+    compiled.set(object, (node, pointer, depth, report) => body(node, pointer, depth, report));
+    body = compileKeywords(object, compile, root);
+    return compiled.get(object)!;
+  };
+  let check: Check;
+  try {
+    check = compile(definition);
+  } catch (error) {
+    if (!(error instanceof UnsupportedSchema)) throw error;
+    return ajvValidator(ajv().compile(standalone(root, definition)));
+  }
+  return (node) => {
+    const report: Report = { errors: [], origins: new Map() };
+    check(node, '', 0, report);
+    return report.errors.length > 0 ? report : undefined;
+  };
+}
+
+class UnsupportedSchema extends Error {}
+
+function compileKeywords(schema: JsonObject, compile: (schema: unknown) => Check, root: JsonObject): Check {
+  for (const keyword of Object.keys(schema)) if (!implemented.has(keyword)) throw new UnsupportedSchema(keyword);
+  if (typeof schema.$ref === 'string') {
+    const target = resolvePointer(root, schema.$ref);
+    if (target === undefined || Object.keys(schema).some((key) => key !== '$ref' && !annotations.has(key))) {
+      throw new UnsupportedSchema('$ref');
+    }
+    return compile(target);
+  }
+  const checks: Check[] = [];
+  const fail = (report: Report, node: BNode, pointer: string, keyword: string, params: Record<string, unknown>) => {
+    report.errors.push({ keyword, instancePath: pointer, params });
+    if (!report.origins.has(pointer)) report.origins.set(pointer, { node });
+  };
+
+  const { type } = schema;
+  if (type !== undefined) {
+    checks.push((node, pointer, _depth, report) => {
+      if (!fitsType(node, type))
+        fail(report, node, pointer, 'type', { type: Array.isArray(type) ? type.join(',') : type });
+    });
+  }
+  if (Array.isArray(schema.enum)) {
+    const allowed = schema.enum;
+    const plain = allowed.every((value) => value === null || typeof value !== 'object');
+    if (!plain) throw new UnsupportedSchema('enum');
+    checks.push((node, pointer, _depth, report) => {
+      const value = node.kind === 'scalar' ? node.value : undefined;
+      if (node.kind !== 'scalar' || !allowed.includes(value))
+        fail(report, node, pointer, 'enum', { allowedValues: allowed });
+    });
+  }
+  addStringChecks(schema, checks, fail);
+  addNumberChecks(schema, checks, fail);
+  addArrayChecks(schema, checks, fail, compile);
+  addObjectChecks(schema, checks, fail, compile);
+  return (node, pointer, depth, report) => {
+    if (isDeferred(node) || depth > MAX_DEPTH) return;
+    for (const check of checks) check(node, pointer, depth, report);
+  };
+}
+
+type Fail = (report: Report, node: BNode, pointer: string, keyword: string, params: Record<string, unknown>) => void;
+
+function addStringChecks(schema: JsonObject, checks: Check[], fail: Fail): void {
+  const stringOf = (node: BNode): string | undefined =>
+    node.kind === 'scalar' && typeof node.value === 'string' ? node.value : undefined;
+  const { minLength, maxLength, pattern, format } = schema;
+  if (typeof minLength === 'number' || typeof maxLength === 'number') {
+    checks.push((node, pointer, _depth, report) => {
+      const value = stringOf(node);
+      if (value === undefined) return;
+      const length = value.length > 0 && /[\ud800-\udfff]/.test(value) ? codePoints(value) : value.length;
+      if (typeof minLength === 'number' && length < minLength)
+        fail(report, node, pointer, 'minLength', { limit: minLength });
+      if (typeof maxLength === 'number' && length > maxLength)
+        fail(report, node, pointer, 'maxLength', { limit: maxLength });
+    });
+  }
+  if (typeof pattern === 'string') {
+    const expression = new RegExp(pattern, 'u');
+    checks.push((node, pointer, _depth, report) => {
+      const value = stringOf(node);
+      if (value !== undefined && !expression.test(value)) fail(report, node, pointer, 'pattern', { pattern });
+    });
+  }
+  const formatCheck = typeof format === 'string' ? formatChecks?.get(format) : undefined;
+  if (formatCheck) {
+    checks.push((node, pointer, _depth, report) => {
+      const value = stringOf(node);
+      if (value !== undefined && !formatCheck(value)) fail(report, node, pointer, 'format', { format });
+    });
+  }
+}
+
+function addNumberChecks(schema: JsonObject, checks: Check[], fail: Fail): void {
+  const limits: [keyword: string, broken: (value: number, limit: number) => boolean][] = [
+    ['minimum', (value, limit) => value < limit],
+    ['maximum', (value, limit) => value > limit],
+    ['exclusiveMinimum', (value, limit) => value <= limit],
+    ['exclusiveMaximum', (value, limit) => value >= limit],
+  ];
+  for (const [keyword, broken] of limits) {
+    const limit = schema[keyword];
+    if (typeof limit !== 'number') continue;
+    checks.push((node, pointer, _depth, report) => {
+      if (node.kind === 'scalar' && typeof node.value === 'number' && broken(node.value, limit)) {
+        fail(report, node, pointer, keyword, { comparison: '', limit });
+      }
+    });
+  }
+}
+
+function addArrayChecks(schema: JsonObject, checks: Check[], fail: Fail, compile: (schema: unknown) => Check): void {
+  const { items, minItems, maxItems } = schema;
+  if (Array.isArray(items)) throw new UnsupportedSchema('items');
+  const itemCheck = items === undefined ? undefined : compile(items);
+  checks.push((node, pointer, depth, report) => {
+    if (node.kind !== 'seq') return;
+    const count = node.items.length;
+    if (typeof minItems === 'number' && count < minItems) fail(report, node, pointer, 'minItems', { limit: minItems });
+    if (typeof maxItems === 'number' && count > maxItems) fail(report, node, pointer, 'maxItems', { limit: maxItems });
+    if (!itemCheck) return;
+    node.items.forEach((item, i) => {
+      const at = `${pointer}/${i}`;
+      const before = report.errors.length;
+      itemCheck(item, at, depth + 1, report);
+      if (report.errors.length > before && !report.origins.has(at)) report.origins.set(at, { node: item });
+    });
+  });
+}
+
+function addObjectChecks(schema: JsonObject, checks: Check[], fail: Fail, compile: (schema: unknown) => Check): void {
+  const properties =
+    schema.properties && typeof schema.properties === 'object' ? (schema.properties as JsonObject) : {};
+  const propertyChecks = new Map(Object.entries(properties).map(([name, property]) => [name, compile(property)]));
+  const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
+  const additional = schema.additionalProperties;
+  const additionalCheck = additional && typeof additional === 'object' ? compile(additional) : undefined;
+  if (propertyChecks.size === 0 && required.length === 0 && additional === undefined) return;
+  checks.push((node, pointer, depth, report) => {
+    if (node.kind !== 'map') return;
+    // The last of repeated keys wins, as in the loaded data.
+    const fields = new Map<string, { key: BNode; value: BNode }>();
+    for (const entry of node.entries) {
+      if (entry.key.kind === 'scalar' && !entry.key.tag?.startsWith('!')) fields.set(String(entry.key.value), entry);
+    }
+    for (const name of required) {
+      if (!fields.has(name)) fail(report, node, pointer, 'required', { missingProperty: name });
+    }
+    for (const [name, { key, value }] of fields) {
+      const at = `${pointer}/${escapePointer(name)}`;
+      const check = propertyChecks.get(name) ?? additionalCheck;
+      if (!propertyChecks.has(name) && additional === false) {
+        fail(report, node, pointer, 'additionalProperties', { additionalProperty: name });
+        report.origins.set(at, { node: value, key });
+        continue;
+      }
+      if (!check) continue;
+      const before = report.errors.length;
+      check(value, at, depth + 1, report);
+      if (report.errors.length > before) report.origins.set(at, { node: value, key });
+    }
+  });
+}
+
+// ---- Ajv, for definitions outside the implemented keywords ----
+
+/**
+ * One definition with only the definitions it refers to (transitively), kept at their places, so
+ * Ajv compiles that model alone: never the whole schema or its entry `oneOf`.
+ */
+function standalone(schema: JsonObject, definition: JsonObject): JsonObject {
+  const result: JsonObject = {};
+  const seen = new Set<string>();
+  const pending: unknown[] = [definition];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) pending.push(...node);
+    if (!node || typeof node !== 'object' || Array.isArray(node)) continue;
+    const object = node as JsonObject;
+    if (typeof object.$ref === 'string' && object.$ref.startsWith('#/') && !seen.has(object.$ref)) {
+      seen.add(object.$ref);
+      const target = resolvePointer(schema, object.$ref);
+      if (target) {
+        const parts = object.$ref
+          .slice(2)
+          .split('/')
+          .map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
+        let place = result;
+        for (const part of parts.slice(0, -1)) place = (place[part] ??= {}) as JsonObject;
+        place[parts[parts.length - 1]!] = target;
+        pending.push(target);
+      }
+    }
+    for (const value of Object.values(object)) if (value !== null && typeof value === 'object') pending.push(value);
+  }
+  return { ...result, ...definition };
+}
+
+/** Ajv validates a plain copy of the data, in which every tagged node is a null marker. */
+function ajvValidator(validate: ReturnType<Ajv['compile']>): FieldValidator {
+  return (node) => {
+    const origins = new Map<string, Origin>();
+    const markers: string[] = [];
+    const data = plainData(node, '', 0, origins, markers);
+    if (validate(data)) return undefined;
+    const errors = (validate.errors ?? []).filter(
+      (error) =>
+        !markers.some((marker) => error.instancePath === marker || error.instancePath.startsWith(`${marker}/`)),
+    );
+    return errors.length > 0 ? { errors, origins } : undefined;
+  };
+}
+
+function plainData(node: BNode, pointer: string, depth: number, origins: Map<string, Origin>, markers: string[], key?: BNode): unknown {
+  origins.set(pointer, key ? { node, key } : { node });
+  if (isDeferred(node) || depth > MAX_DEPTH) return (markers.push(pointer), null);
+  if (node.kind === 'scalar') return node.value;
+  if (node.kind === 'seq') return node.items.map((item, i) => plainData(item, `${pointer}/${i}`, depth + 1, origins, markers));
+  if (node.kind !== 'map') return null;
+  const result: JsonObject = {};
+  for (const entry of node.entries) {
+    if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
+    const name = String(entry.key.value);
+    result[name] = plainData(entry.value, `${pointer}/${escapePointer(name)}`, depth + 1, origins, markers, entry.key);
+  }
+  return result;
+} // prettier-ignore
