@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { BNode } from '../../language-server/src/service/blueprint-node.ts';
@@ -6,18 +6,7 @@ import { parseBlueprint } from '../../language-server/src/service/parse-blueprin
 import { blueprintTags, checkTags } from '../../language-server/src/service/tags.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
-
-/** Real blueprints shared with the team outside the repository (absent on some machines). */
-const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/blueprints', import.meta.url));
-const corpusAbsent = !existsSync(CORPUS_DIR);
-if (corpusAbsent) console.warn(`blueprint corpus tests skipped: ${CORPUS_DIR} is absent`);
-
-const corpus = corpusAbsent
-  ? []
-  : readdirSync(CORPUS_DIR)
-      .filter((name) => /\.(ya?ml|json)$/.test(name))
-      .sort()
-      .map((name) => ({ name, text: readFileSync(`${CORPUS_DIR}/${name}`, 'utf8') }));
+import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
 
 describe.skipIf(corpusAbsent)('the corpus', () => {
   // The two `invalid` files are invalid for schema reasons (version 999; an invalid email and a
@@ -47,32 +36,6 @@ function nodesOf(root: BNode | undefined): { range: [number, number] }[] {
       for (const entry of node.entries) (found.push(entry), pending.push(entry.key, entry.value));
   }
   return found;
-}
-
-const insertions = ['!KeyOf x', '!Enumerate', '!Value 3', '!If [a, b]', '!Condition [', '!Foo', ':', '-', '[', '"'];
-
-/** One random edit of a text: the kinds of slips an editor sees while someone types. */
-function mutate(text: string, random: ReturnType<typeof randomSource>): string {
-  const at = Math.floor(random.next() * (text.length + 1));
-  const lines = text.split('\n');
-  const line = Math.floor(random.next() * lines.length);
-  switch (Math.floor(random.next() * 5)) {
-    case 0:
-      lines.splice(line, 1);
-      return lines.join('\n');
-    case 1:
-      lines.splice(line, 0, lines[line] ?? '');
-      return lines.join('\n');
-    case 2:
-      return text.slice(0, at);
-    case 3: {
-      if (text.length < 2) return text;
-      const i = Math.min(at, text.length - 2);
-      return text.slice(0, i) + text[i + 1] + text[i] + text.slice(i + 2);
-    }
-    default:
-      return text.slice(0, at) + random.pick(insertions) + text.slice(at);
-  }
 }
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));

@@ -1,22 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
-
-/** Real blueprints shared with the team outside the repository (absent on some machines). */
-const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/blueprints', import.meta.url));
-const corpusAbsent = !existsSync(CORPUS_DIR);
-if (corpusAbsent) console.warn(`blueprint corpus validation tests skipped: ${CORPUS_DIR} is absent`);
+import { corpus, corpusAbsent } from './corpus-files.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
 const service = createLanguageService({ schema: JSON.parse(readFileSync(schemaPath, 'utf8')) as object });
 
-const corpus = corpusAbsent
-  ? []
-  : readdirSync(CORPUS_DIR)
-      .filter((name) => /\.(ya?ml|json)$/.test(name))
-      .sort()
-      .map((name) => ({ name, text: readFileSync(`${CORPUS_DIR}/${name}`, 'utf8') }));
 const valid = corpus.filter((file) => !file.name.includes('invalid'));
 
 /**

@@ -103,7 +103,7 @@ export function compileFieldValidator(definition: JsonObject, root: JsonObject, 
     check = compile(definition);
   } catch (error) {
     if (!(error instanceof UnsupportedSchema)) throw error;
-    return ajvValidator(ajv().compile(standalone(root, definition)));
+    return compileAjvFieldValidator(definition, root, ajv());
   }
   return (node) => {
     const report: Report = { errors: [], origins: new Map() };
@@ -236,28 +236,40 @@ function addObjectChecks(schema: JsonObject, checks: Check[], fail: Fail, compil
   if (propertyChecks.size === 0 && required.length === 0 && additional === undefined) return;
   checks.push((node, pointer, depth, report) => {
     if (node.kind !== 'map') return;
-    // The last of repeated keys wins, as in the loaded data.
-    const fields = new Map<string, { key: BNode; value: BNode }>();
-    for (const entry of node.entries) {
-      if (entry.key.kind === 'scalar' && !entry.key.tag?.startsWith('!')) fields.set(String(entry.key.value), entry);
-    }
+    const entries = node.entries;
     for (const name of required) {
-      if (!fields.has(name)) fail(report, node, pointer, 'required', { missingProperty: name });
+      if (!entries.some((entry) => fieldName(entry.key) === name)) {
+        fail(report, node, pointer, 'required', { missingProperty: name });
+      }
     }
-    for (const [name, { key, value }] of fields) {
-      const at = `${pointer}/${escapePointer(name)}`;
+    for (let i = 0; i < entries.length; i++) {
+      const { key, value } = entries[i]!;
+      const name = fieldName(key);
+      // The last of repeated keys wins, as in the loaded data.
+      if (name === undefined || laterHas(entries, i, name)) continue;
       const check = propertyChecks.get(name) ?? additionalCheck;
       if (!propertyChecks.has(name) && additional === false) {
         fail(report, node, pointer, 'additionalProperties', { additionalProperty: name });
-        report.origins.set(at, { node: value, key });
+        report.origins.set(`${pointer}/${escapePointer(name)}`, { node: value, key });
         continue;
       }
       if (!check) continue;
+      const at = `${pointer}/${escapePointer(name)}`;
       const before = report.errors.length;
       check(value, at, depth + 1, report);
       if (report.errors.length > before) report.origins.set(at, { node: value, key });
     }
   });
+}
+
+/** A mapping key as a field name; tagged keys are resolved at apply time and are not checked. */
+function fieldName(key: BNode): string | undefined {
+  return key.kind === 'scalar' && !key.tag?.startsWith('!') ? String(key.value) : undefined;
+}
+
+function laterHas(entries: readonly { key: BNode }[], index: number, name: string): boolean {
+  for (let i = index + 1; i < entries.length; i++) if (fieldName(entries[i]!.key) === name) return true;
+  return false;
 }
 
 // ---- Ajv, for definitions outside the implemented keywords ----
@@ -294,8 +306,12 @@ function standalone(schema: JsonObject, definition: JsonObject): JsonObject {
   return { ...result, ...definition };
 }
 
-/** Ajv validates a plain copy of the data, in which every tagged node is a null marker. */
-function ajvValidator(validate: ReturnType<Ajv['compile']>): FieldValidator {
+/**
+ * The same checks by Ajv, on a plain copy of the data in which every tagged node is a null marker:
+ * for definitions outside the implemented keywords (and to compare the two in tests).
+ */
+export function compileAjvFieldValidator(definition: JsonObject, root: JsonObject, ajv: Ajv): FieldValidator {
+  const validate = ajv.compile(standalone(root, definition));
   return (node) => {
     const origins = new Map<string, Origin>();
     const markers: string[] = [];

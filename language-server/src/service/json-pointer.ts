@@ -14,5 +14,6 @@ export function resolvePointer(schema: unknown, ref: string): Record<string, unk
 
 /** A JSON pointer token for a key: `~` and `/` escaped. */
 export function escapePointer(key: string): string {
+  if (!key.includes('~') && !key.includes('/')) return key;
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -27,19 +27,24 @@ const kindWords = { scalar: 'a scalar', seq: 'a sequence', map: 'a mapping', ali
 export function checkTags(root: BNode | undefined, skip?: (node: BNode) => boolean): Problem[] {
   const problems: Problem[] = [];
   if (!root) return problems;
-  const pending: [BNode, readonly EnumerateFrame[]][] = [[root, []]];
-  while (pending.length > 0) {
-    const [node, enumerates] = pending.pop()!;
+  // Two parallel stacks: no pair is allocated per node.
+  const nodes: BNode[] = [root];
+  const frames: (readonly EnumerateFrame[])[] = [[]];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const enumerates = frames.pop()!;
     if (skip?.(node)) continue;
     const info = node.tag ? checkOneTag(node, enumerates, problems) : undefined;
     if (node.kind === 'seq') {
       const enumerate = info?.name === '!Enumerate';
       for (let i = node.items.length - 1; i >= 0; i--) {
-        pending.push([node.items[i]!, enumerate ? [...enumerates, { inBody: i >= 2 }] : enumerates]);
+        nodes.push(node.items[i]!);
+        frames.push(enumerate ? [...enumerates, { inBody: i >= 2 }] : enumerates);
       }
     } else if (node.kind === 'map') {
       for (let i = node.entries.length - 1; i >= 0; i--) {
-        pending.push([node.entries[i]!.value, enumerates], [node.entries[i]!.key, enumerates]);
+        nodes.push(node.entries[i]!.value, node.entries[i]!.key);
+        frames.push(enumerates, enumerates);
       }
     }
   }

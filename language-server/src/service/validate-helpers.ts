@@ -42,6 +42,7 @@ export function fitsType(node: BNode, type: unknown): boolean {
     if (node.kind === 'map') return name === 'object';
     if (node.kind === 'seq') return name === 'array';
     if (node.kind !== 'scalar') return true;
+    if (name === 'object' || name === 'array') return false;
     const value = node.value;
     if (name === 'integer') return typeof value === 'number' && Number.isInteger(value);
     if (name === 'null') return value === null;

@@ -179,23 +179,34 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
 
   // ---- scalars on one line ----
 
-  /** A plain scalar in block context from `at` to the end of its text on this line. */
-  const plainEnd = (at: number): { end: number; colon: number } => {
+  // Second results of the scanners below, kept in variables: no object is allocated per token.
+  /** Where `plainEnd` found a mapping colon (`: `), or -1. */
+  let plainColon = -1;
+  /** The offset after the closing quote of the last `readQuoted`. */
+  let quotedEnd = 0;
+  /** The offset after the `:` of the last key `readKey` found. */
+  let keyAfter = 0;
+
+  /** The end of a plain scalar in block context from `at`, on this line (sets `plainColon`). */
+  const plainEnd = (at: number): number => {
     let end = at;
-    let i = at;
-    for (; i < len; i++) {
+    plainColon = -1;
+    for (let i = at; i < len; i++) {
       const ch = code(i);
       if (ch === NL) break;
       if (ch === TAB || ch === CR) unsupported();
-      if (ch === COLON && blankAt(i + 1)) return { end, colon: i };
+      if (ch === COLON && blankAt(i + 1)) {
+        plainColon = i;
+        break;
+      }
       if (ch === HASH && code(i - 1) === SPACE) break;
       if (ch !== SPACE) end = i + 1;
     }
-    return { end, colon: -1 };
+    return end;
   };
 
-  /** A quoted scalar on one line: its value and the offset after the closing quote. */
-  const readQuoted = (at: number): { value: string; end: number } => {
+  /** A quoted scalar on one line: its value (sets `quotedEnd`). */
+  const readQuoted = (at: number): string => {
     const quote = code(at);
     let value = '';
     let chunk = at + 1;
@@ -205,12 +216,16 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       if (quote === SQUOTE) {
         if (ch !== SQUOTE) continue;
         value += text.slice(chunk, i);
-        if (code(i + 1) !== SQUOTE) return { value, end: i + 1 };
+        if (code(i + 1) !== SQUOTE) {
+          quotedEnd = i + 1;
+          return value;
+        }
         value += "'";
         i++;
         chunk = i + 1;
       } else if (ch === DQUOTE) {
-        return { value: value + text.slice(chunk, i), end: i + 1 };
+        quotedEnd = i + 1;
+        return value + text.slice(chunk, i);
       } else if (ch === BACKSLASH) {
         value += text.slice(chunk, i) + readEscape(i);
         i += escapeLength(i);
@@ -234,23 +249,26 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     return point > 0x10ffff ? unsupported() : String.fromCodePoint(point);
   };
 
-  /** A key at `at` (plain or quoted) followed by `:`; undefined when the text there is not a key. */
-  const readKey = (at: number): { key: BScalar; after: number } | undefined => {
+  /** A key at `at` (plain or quoted) followed by `:` (sets `keyAfter`); undefined when the text there is not a key. */
+  const readKey = (at: number): BScalar | undefined => {
     const first = code(at);
     if (first === SQUOTE || first === DQUOTE) {
-      const { value, end } = readQuoted(at);
+      const value = readQuoted(at);
+      const end = quotedEnd;
       const colon = skipSpaces(end);
       if (code(colon) !== COLON || !blankAt(colon + 1)) return undefined;
-      return { key: scalar(value, at, end), after: colon + 1 };
+      keyAfter = colon + 1;
+      return scalar(value, at, end);
     }
     if (first === LBRACKET || first === LBRACE || first === BANG || first === 63 /* ? */) return undefined;
     if (unsupportedStarts.has(first) || first === PIPE || first === GT) unsupported();
-    const { end, colon } = plainEnd(at);
-    if (colon < 0) return undefined;
+    const end = plainEnd(at);
+    if (plainColon < 0) return undefined;
     if (end === at || end - at > 1024) unsupported();
     const source = text.slice(at, end);
     if (source === '<<') unsupported();
-    return { key: scalar(resolvePlain(source), at, end), after: colon + 1 };
+    keyAfter = plainColon + 1;
+    return scalar(resolvePlain(source), at, end);
   };
 
   // ---- block scalars ----
@@ -374,21 +392,19 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     return end;
   };
 
-  /** A node inside a flow collection; returns it and the offset after it. */
-  const readFlowNode = (at: number, parentIndent: number): { node: BNode; end: number } => {
+  /** A node inside a flow collection; it ends where its range ends. */
+  const readFlowNode = (at: number, parentIndent: number): BNode => {
     let tag: [number, number] | undefined;
     if (code(at) === BANG) {
       tag = readTag(at);
       at = skipFlowSpace(tag[1], parentIndent);
+      if (code(at) === BANG) unsupported();
     }
     const first = code(at);
-    if (first === LBRACKET || first === LBRACE) {
-      const node = readFlowCollection(at, parentIndent, tag);
-      return { node, end: node.range[1] };
-    }
+    if (first === LBRACKET || first === LBRACE) return readFlowCollection(at, parentIndent, tag);
     if (first === SQUOTE || first === DQUOTE) {
-      const { value, end } = readQuoted(at);
-      return { node: scalar(value, at, end, tag), end };
+      const value = readQuoted(at);
+      return scalar(value, at, quotedEnd, tag);
     }
     if (unsupportedStarts.has(first) || first === HASH || first === PIPE || first === GT || at >= len) unsupported();
     if ((first === DASH || first === 63 || first === COLON) && (blankAt(at + 1) || code(at + 1) === COMMA)) {
@@ -397,7 +413,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     const end = flowPlainEnd(at);
     if (end === at) unsupported();
     const source = text.slice(at, end);
-    return { node: scalar(tag ? source : resolvePlain(source), at, end, tag), end };
+    return scalar(tag ? source : resolvePlain(source), at, end, tag);
   };
 
   const readFlowCollection = (at: number, parentIndent: number, tag?: [number, number]): BNode => {
@@ -410,18 +426,18 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       for (;;) {
         if (isMap) {
           const key = readFlowNode(p, parentIndent);
-          if (key.node.kind !== 'scalar' || key.node.tag) unsupported();
-          p = skipFlowSpace(key.end, parentIndent);
+          if (key.kind !== 'scalar' || key.tag) unsupported();
+          p = skipFlowSpace(key.range[1], parentIndent);
           if (code(p) !== COLON) unsupported();
           p = skipFlowSpace(p + 1, parentIndent);
           if (code(p) === COMMA || code(p) === close) unsupported();
           const value = readFlowNode(p, parentIndent);
-          entries.push({ key: key.node, value: value.node, range: [key.node.range[0], value.node.range[1]] });
-          p = skipFlowSpace(value.end, parentIndent);
+          entries.push({ key, value, range: [key.range[0], value.range[1]] });
+          p = skipFlowSpace(value.range[1], parentIndent);
         } else {
           const item = readFlowNode(p, parentIndent);
-          items.push(item.node);
-          p = skipFlowSpace(item.end, parentIndent);
+          items.push(item);
+          p = skipFlowSpace(item.range[1], parentIndent);
         }
         const ch = code(p);
         if (ch === close) break;
@@ -454,7 +470,8 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       return node;
     }
     if (first === SQUOTE || first === DQUOTE) {
-      const { value, end } = readQuoted(at);
+      const value = readQuoted(at);
+      const end = quotedEnd;
       const after = skipSpaces(end);
       if (code(after) === COLON) unsupported();
       finishLine(end);
@@ -467,8 +484,8 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     }
     if (unsupportedStarts.has(first)) unsupported();
     if ((first === DASH || first === 63 || first === COLON) && blankAt(at + 1)) unsupported();
-    const { end, colon } = plainEnd(at);
-    if (colon >= 0) unsupported();
+    const end = plainEnd(at);
+    if (plainColon >= 0) unsupported();
     finishLine(end);
     const source = text.slice(at, end);
     return scalar(tag ? source : resolvePlain(source), at, end, tag);
@@ -517,7 +534,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     }
     if (blockAllowed) {
       const key = readKey(at);
-      if (key) return readBlockMap(at, column, depth, key, tag);
+      if (key) return readBlockMap(at, column, depth, key, keyAfter, tag);
     }
     return readInline(at, parentIndent, depth, tag);
   };
@@ -526,13 +543,14 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     at: number,
     column: number,
     depth: number,
-    firstKey: { key: BScalar; after: number },
+    firstKey: BScalar,
+    firstAfter: number,
     tag?: [number, number],
   ): BNode => {
     const entries: BEntry[] = [];
-    let current = firstKey;
+    let key = firstKey;
+    let after = firstAfter;
     for (;;) {
-      const { key, after } = current;
       const valueAt = skipSpaces(after);
       const ch = code(valueAt);
       let value: BNode;
@@ -558,7 +576,8 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       const indent = indentOf(next);
       if (indent < column) break;
       if (indent > column || (code(next + indent) === DASH && blankAt(next + indent + 1))) unsupported();
-      current = readKey(next + indent) ?? unsupported();
+      key = readKey(next + indent) ?? unsupported();
+      after = keyAfter;
     }
     reportDuplicateKeys(entries, problems);
     const start = tag ? tag[0] : at;
