@@ -27,6 +27,13 @@ const flowPermission = (item: string) =>
 // Each row: a blueprint with ONE mistake («» marks the range), the code and the exact message.
 const mistakes: [string, string, string, string][] = [
   [
+    'root not a mapping',
+    '«- model: idp_flows.flow»',
+    'root-not-map',
+    'A blueprint must be a mapping with version, entries and optionally metadata and context.',
+  ],
+  ['an unknown YAML directive', '«%FOO bar»\n---\nversion: 1\nentries: []', 'yaml-warning', 'Unknown directive %FOO'],
+  [
     'unknown top-level key',
     'version: 1\nentries: []\n«contxt»: {}',
     'top-unknown-key',
