@@ -17,7 +17,7 @@ const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', 
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as { definitions: Record<string, Record<string, unknown>> };
 
 const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
-formatPlugin()?.(ajv, undefined);
+formatPlugin()(ajv, undefined);
 
 /** What a validator says about a value, as sorted `keyword pointer -> origin range` lines. */
 function verdict(validate: FieldValidator, node: BNode): string[] {

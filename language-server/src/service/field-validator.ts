@@ -1,5 +1,6 @@
-import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, Plugin } from 'ajv';
+import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { BNode } from './blueprint-node.ts';
 import { escapePointer, resolvePointer } from './json-pointer.ts';
 import { fitsType } from './validate-helpers.ts';
@@ -42,35 +43,20 @@ const implemented = new Set([
 
 type FormatCheck = (value: string) => boolean;
 
-/** The full-mode formats of ajv-formats, as Ajv would check them; none when it is not installed. */
-function loadFormatChecks(): Map<string, FormatCheck> {
-  const checks = new Map<string, FormatCheck>();
-  try {
-    const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats.js') as {
-      fullFormats: Record<string, unknown>;
-    };
-    for (const [name, format] of Object.entries(fullFormats)) {
-      const definition = format && typeof format === 'object' && 'validate' in format ? format.validate : format;
-      if (definition instanceof RegExp) checks.set(name, (value) => definition.test(value));
-      else if (typeof definition === 'function') checks.set(name, (value) => Boolean(definition(value)));
-    }
-  } catch {
-    // Without ajv-formats, formats are not checked (as with Ajv, which would lack them too).
-  }
-  return checks;
+/** The full-mode formats of ajv-formats, checked as Ajv would check them. */
+const formatChecks = new Map<string, FormatCheck>();
+for (const [name, format] of Object.entries(fullFormats as Record<string, unknown>)) {
+  const definition = format && typeof format === 'object' && 'validate' in format ? format.validate : format;
+  if (definition instanceof RegExp) formatChecks.set(name, (value) => definition.test(value));
+  else if (typeof definition === 'function') formatChecks.set(name, (value) => Boolean(definition(value)));
 }
 
-let formatChecks: Map<string, FormatCheck> | undefined;
-
-/** The ajv-formats plugin, for the Ajv fallback; none when it is not installed. */
-export function formatPlugin(): Plugin<unknown> | undefined {
-  try {
-    const required = createRequire(import.meta.url)('ajv-formats') as { default?: Plugin<unknown> } & Plugin<unknown>;
-    return required.default ?? required;
-  } catch {
-    return undefined;
-  }
+/** The ajv-formats plugin, for the Ajv fallback (a CommonJS module: its export may be wrapped). */
+export function formatPlugin(): Plugin<unknown> {
+  const plugin = addFormats as unknown as Plugin<unknown> & { default?: Plugin<unknown> };
+  return plugin.default ?? plugin;
 }
+
 const isDeferred = (node: BNode): boolean => node.kind === 'alias' || node.tag?.startsWith('!') === true;
 const codePoints = (value: string): number => {
   let count = 0;
@@ -85,7 +71,6 @@ const codePoints = (value: string): number => {
  * implemented set is compiled by Ajv instead (`ajv()` is only called then).
  */
 export function compileFieldValidator(definition: JsonObject, root: JsonObject, ajv: () => Ajv): FieldValidator {
-  formatChecks ??= loadFormatChecks();
   const compiled = new Map<JsonObject, Check>();
   const compile = (schema: unknown): Check => {
     if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return () => {};
@@ -180,7 +165,7 @@ function addStringChecks(schema: JsonObject, checks: Check[], fail: Fail): void 
       if (value !== undefined && !expression.test(value)) fail(report, node, pointer, 'pattern', { pattern });
     });
   }
-  const formatCheck = typeof format === 'string' ? formatChecks?.get(format) : undefined;
+  const formatCheck = typeof format === 'string' ? formatChecks.get(format) : undefined;
   if (formatCheck) {
     checks.push((node, pointer, _depth, report) => {
       const value = stringOf(node);

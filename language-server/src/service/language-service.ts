@@ -18,6 +18,11 @@ export type BlueprintFormat = 'yaml' | 'json';
 export interface DocumentValidator {
   /** Every problem of this version of the text, sorted by start offset. Never throws. */
   validate(text: string): Problem[];
+  /**
+   * The tree of this version of the text (for completion, hover, navigation). Shares the entry
+   * cache with `validate`: a tree returned for an earlier text must not be used after a later call.
+   */
+  parse(text: string): BNode | undefined;
 }
 
 export interface LanguageService {
@@ -35,12 +40,23 @@ export function createLanguageService({ schema }: LanguageServiceOptions): Langu
     doValidation: (text, format) => validate(text, index, format).problems,
     createDocumentValidator(format) {
       let cache: ParseCache | undefined;
+      let last: { text: string; root: BNode | undefined; problems?: Problem[] } | undefined;
+      const parse = (text: string) => {
+        if (last?.text === text) return last;
+        const parsed = parseBlueprint(text, { ...(format ? { format } : {}), ...(cache ? { previous: cache } : {}) });
+        cache = parsed.cache;
+        last = { text, root: parsed.root };
+        return last;
+      };
       return {
         validate(text) {
+          if (last?.text === text && last.problems) return last.problems;
           const result = validate(text, index, format, cache);
           cache = result.cache;
+          last = { text, root: result.root, problems: result.problems };
           return result.problems;
         },
+        parse: (text) => parse(text).root,
       };
     },
   };
@@ -51,12 +67,14 @@ function validate(
   index: SchemaIndex,
   format: BlueprintFormat | undefined,
   previous?: ParseCache,
-): { problems: Problem[]; cache: ParseCache | undefined } {
+): { problems: Problem[]; cache: ParseCache | undefined; root: BNode | undefined } {
   let cache: ParseCache | undefined;
+  let root: BNode | undefined;
   const problems: Problem[] = [];
   try {
     const parsed = parseBlueprint(text, { ...(format ? { format } : {}), ...(previous ? { previous } : {}) });
     cache = parsed.cache;
+    root = parsed.root;
     problems.push(...parsed.problems);
     // Entry checks are kept with the entry's parse: an unchanged entry is not checked again.
     const checked = new Set<BNode>();
@@ -81,5 +99,5 @@ function validate(
     .map((item, order) => ({ item, order }))
     .sort((a, b) => a.item.range[0] - b.item.range[0] || a.order - b.order)
     .map(({ item }) => item);
-  return { problems: sorted, cache };
+  return { problems: sorted, cache, root };
 }

@@ -1,0 +1,198 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import {
+  DidChangeConfigurationNotification,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type Connection,
+  type InitializeParams,
+  type InitializeResult,
+  type ServerCapabilities,
+} from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { toDiagnostic } from './convert.ts';
+import { createDiagnosticsScheduler } from './diagnostics-scheduler.ts';
+import { defaultSettings, DocumentSessions, formatOf, type Settings } from './documents.ts';
+import type { FeatureContext } from './features/feature-context.ts';
+import { registerFeatures } from './features/index.ts';
+import { SchemaCache } from './schema-source.ts';
+
+export interface ServerOptions {
+  /** The schema used when neither a modeline nor the `blueprint.schema` setting names one. */
+  bundledSchema: string;
+  /** Milliseconds of quiet after a change before the document is validated again. */
+  debounceMs?: number;
+}
+
+/** Custom requests of the blueprint extension (and any client that wants them). */
+export const SCHEMA_INFO_REQUEST = 'blueprint/schemaInfo';
+export const VALIDATE_FILES_REQUEST = 'blueprint/validateFiles';
+
+/**
+ * Wires the language service to an LSP connection: documents (incremental sync), diagnostics
+ * (debounced, newest version only, cleared on close), settings, schemas and the features.
+ */
+export function startServer(connection: Connection, options: ServerOptions): void {
+  const documents = new TextDocuments(TextDocument);
+  let clientPullsSettings = false;
+  let pushedSettings: Settings = defaultSettings;
+  let workspaceFolder: string | undefined;
+  const settingsCache = new Map<string, Promise<Settings>>();
+
+  const settingsOf = (uri: string): Promise<Settings> => {
+    if (!clientPullsSettings) return Promise.resolve(pushedSettings);
+    let pending = settingsCache.get(uri);
+    if (!pending) {
+      pending = connection.workspace
+        .getConfiguration({ scopeUri: uri, section: 'blueprint' })
+        .then((value: unknown) => readSettings(value))
+        .catch(() => pushedSettings);
+      settingsCache.set(uri, pending);
+    }
+    return pending;
+  };
+
+  const sessions = new DocumentSessions(new SchemaCache(), options.bundledSchema, settingsOf, () => workspaceFolder);
+
+  const log = (message: string) => connection.console.error(message);
+  const safely: FeatureContext['safely'] = (name, fallback, handler) => async (params) => {
+    try {
+      return await handler(params);
+    } catch (error) {
+      log(`blueprint: ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return fallback;
+    }
+  };
+
+  const publish = async (uri: string, version: number): Promise<void> => {
+    const document = documents.get(uri);
+    if (!document || document.version !== version) return;
+    const settings = await settingsOf(uri);
+    const problems = settings.validate ? await sessions.validate(document) : [];
+    // A newer version may have arrived while the schema loaded: its own run will publish.
+    if (!scheduler.isCurrent(uri, version) || documents.get(uri)?.version !== version) return;
+    const diagnostics = problems.map((found) => toDiagnostic(document, found));
+    await connection.sendDiagnostics({ uri, version, diagnostics });
+  };
+  const scheduler = createDiagnosticsScheduler(options.debounceMs ?? 150, async (uri, version) => {
+    try {
+      await publish(uri, version);
+    } catch (error) {
+      log(`blueprint: validation of ${uri} failed: ${error instanceof Error ? error.message : String(error)}`);
+      const document = documents.get(uri);
+      if (document) await sendSchemaProblem(uri, document, error);
+    }
+  });
+
+  /** A schema that cannot be loaded is shown on the document, not only in a log. */
+  const sendSchemaProblem = async (uri: string, document: TextDocument, error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    const range = {
+      start: { line: 0, character: 0 },
+      end: document.positionAt(document.getText().indexOf('\n') >>> 0),
+    };
+    await connection.sendDiagnostics({
+      uri,
+      version: document.version,
+      diagnostics: [{ range, severity: 1, source: 'blueprint', code: 'schema-unavailable', message }],
+    });
+  };
+
+  const revalidateAll = () => {
+    for (const document of documents.all()) scheduler.schedule(document.uri, document.version, true);
+  };
+
+  connection.onInitialize((params: InitializeParams): InitializeResult => {
+    clientPullsSettings = params.capabilities.workspace?.configuration === true;
+    const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+    workspaceFolder = folder?.startsWith('file:') ? fileURLToPath(folder) : undefined;
+    const initial = (params.initializationOptions as { settings?: unknown } | undefined)?.settings;
+    if (initial !== undefined) pushedSettings = readSettings(initial);
+    const capabilities: ServerCapabilities = {
+      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+      ...featureCapabilities,
+    };
+    return { capabilities, serverInfo: { name: 'blueprint-language-server', version: '0.1.0' } };
+  });
+
+  connection.onInitialized(() => {
+    if (clientPullsSettings) {
+      void connection.client.register(DidChangeConfigurationNotification.type, undefined).catch(() => undefined);
+    }
+  });
+
+  connection.onDidChangeConfiguration((change) => {
+    const pushed = (change.settings as { blueprint?: unknown } | undefined)?.blueprint;
+    if (pushed !== undefined) pushedSettings = readSettings(pushed);
+    settingsCache.clear();
+    sessions.reset();
+    revalidateAll();
+  });
+
+  documents.onDidOpen(({ document }) => scheduler.schedule(document.uri, document.version, true));
+  documents.onDidChangeContent(({ document }) => scheduler.schedule(document.uri, document.version));
+  documents.onDidClose(({ document }) => {
+    scheduler.cancel(document.uri);
+    sessions.close(document.uri);
+    settingsCache.delete(document.uri);
+    void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
+  });
+
+  const context: FeatureContext = {
+    connection,
+    documentOf: (uri) => documents.get(uri),
+    stateOf: async (uri) => {
+      const document = documents.get(uri);
+      return document ? sessions.state(document) : undefined;
+    },
+    safely,
+  };
+  const featureCapabilities = registerFeatures(context);
+
+  connection.onRequest(
+    SCHEMA_INFO_REQUEST,
+    safely(SCHEMA_INFO_REQUEST, null, async (params: { uri: string }) => {
+      const document = documents.get(params.uri);
+      if (!document) return null;
+      const schema = await sessions.schemaFor(document);
+      return { title: schema.title ?? null, location: schema.location };
+    }),
+  );
+
+  // Files that are not open are read from disk; each gets its diagnostics published.
+  connection.onRequest(
+    VALIDATE_FILES_REQUEST,
+    safely(VALIDATE_FILES_REQUEST, { files: 0, problems: 0 }, async (params: { uris: string[] }) => {
+      let problems = 0;
+      for (const uri of params.uris) {
+        const open = documents.get(uri);
+        const document =
+          open ??
+          TextDocument.create(
+            uri,
+            /\.json$/i.test(uri) ? 'json' : 'yaml',
+            0,
+            await readFile(fileURLToPath(uri), 'utf8'),
+          );
+        const found = await (
+          await sessions.schemaFor(document)
+        ).service.doValidation(document.getText(), formatOf(document));
+        problems += found.length;
+        await connection.sendDiagnostics({ uri, diagnostics: found.map((item) => toDiagnostic(document, item)) });
+      }
+      return { files: params.uris.length, problems };
+    }),
+  );
+
+  connection.onShutdown(() => scheduler.dispose());
+  documents.listen(connection);
+}
+
+function readSettings(value: unknown): Settings {
+  const raw = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const validate = raw.validate && typeof raw.validate === 'object' ? (raw.validate as Record<string, unknown>) : {};
+  return {
+    schema: typeof raw.schema === 'string' ? raw.schema : defaultSettings.schema,
+    validate: typeof validate.enable === 'boolean' ? validate.enable : defaultSettings.validate,
+  };
+}
