@@ -1,0 +1,83 @@
+import type { BEntry, BNode } from './blueprint-node.ts';
+import { findEntry, isDeferred } from './validate-helpers.ts';
+
+/** One entry of a blueprint as the editor features see it. */
+export interface EntryRef {
+  /** The entry (a mapping, unless the file is wrong). */
+  node: BNode;
+  /** Position in document order (groups flattened), from 0. */
+  position: number;
+  /** The named group it belongs to, when `entries` is a mapping of groups. */
+  group?: { name: string; key: BNode };
+  /** The `model` as written (a plain string), and its node. */
+  model?: string;
+  modelNode?: BNode;
+  /** The literal `id`, and its node. */
+  id?: string;
+  idNode?: BNode;
+  /** `identifiers` (or `attrs.identifiers` for the meta model), when a mapping. */
+  identifiers?: BNode;
+}
+
+/** The value of a plain (untagged) string scalar. */
+export function plainString(node: BNode | undefined): string | undefined {
+  return node?.kind === 'scalar' && !isDeferred(node) && typeof node.value === 'string' ? node.value : undefined;
+}
+
+/** The `entries` value of the root, and each group's key and sequence (one unnamed group for a plain sequence). */
+export function entryGroups(root: BNode | undefined): { name?: string; key?: BNode; entry?: BEntry; items: BNode }[] {
+  if (root?.kind !== 'map') return [];
+  const entries = findEntry(root, 'entries')?.value;
+  if (!entries || isDeferred(entries)) return [];
+  if (entries.kind === 'seq') return [{ items: entries }];
+  if (entries.kind !== 'map') return [];
+  return entries.entries.map((entry) => ({
+    name: entry.key.kind === 'scalar' ? String(entry.key.value) : '',
+    key: entry.key,
+    entry,
+    items: entry.value,
+  }));
+}
+
+/** Every entry in document order (named groups flattened in order). */
+export function listEntries(root: BNode | undefined): EntryRef[] {
+  const result: EntryRef[] = [];
+  for (const group of entryGroups(root)) {
+    if (group.items.kind !== 'seq' || isDeferred(group.items)) continue;
+    for (const node of group.items.items) {
+      const ref: EntryRef = { node, position: result.length };
+      if (group.key && group.name !== undefined) ref.group = { name: group.name, key: group.key };
+      if (node.kind === 'map' && !isDeferred(node)) {
+        const model = findEntry(node, 'model')?.value;
+        const id = findEntry(node, 'id')?.value;
+        const identifiers = findEntry(node, 'identifiers')?.value;
+        const attrs = findEntry(node, 'attrs')?.value;
+        const metaIdentifiers = attrs?.kind === 'map' ? findEntry(attrs, 'identifiers')?.value : undefined;
+        if (plainString(model) !== undefined) ref.model = plainString(model);
+        if (model) ref.modelNode = model;
+        if (id?.kind === 'scalar' && !isDeferred(id) && id.value !== null) {
+          ref.id = String(id.value);
+          ref.idNode = id;
+        }
+        const shown = identifiers ?? metaIdentifiers;
+        if (shown?.kind === 'map') ref.identifiers = shown;
+      }
+      result.push(ref);
+    }
+  }
+  return result;
+}
+
+/** The entry whose range contains `offset` (its first line to its last value). */
+export function entryAt(entries: readonly EntryRef[], offset: number): EntryRef | undefined {
+  let low = 0;
+  let high = entries.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    const [start, end] = entries[mid]!.node.range;
+    if (offset < start) high = mid - 1;
+    else if (offset > end) low = mid + 1;
+    else return entries[mid];
+  }
+  return undefined;
+}
