@@ -20,3 +20,8 @@ export function allProblems(text: string): Problem[] {
 export function covered(text: string, problem: { range: readonly [number, number] }): string {
   return text.slice(problem.range[0], problem.range[1]);
 }
+
+/** Problems as compared in the rule tests: fixes are checked by the code action tests. */
+export function withoutFixes(problems: readonly Problem[]): Omit<Problem, 'fixes'>[] {
+  return problems.map(({ fixes: _fixes, ...rest }) => rest);
+}

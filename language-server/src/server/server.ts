@@ -141,6 +141,10 @@ export function startServer(connection: Connection, options: ServerOptions): voi
   const context: FeatureContext = {
     connection,
     documentOf: (uri) => documents.get(uri),
+    problemsOf: async (uri) => {
+      const document = documents.get(uri);
+      return document ? sessions.validate(document) : undefined;
+    },
     stateOf: async (uri) => {
       const document = documents.get(uri);
       return document ? sessions.state(document) : undefined;

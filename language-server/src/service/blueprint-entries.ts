@@ -1,4 +1,5 @@
 import type { BEntry, BNode } from './blueprint-node.ts';
+import type { Range } from './problem.ts';
 import { findEntry, isDeferred } from './validate-helpers.ts';
 
 /** One entry of a blueprint as the editor features see it. */
@@ -80,4 +81,17 @@ export function entryAt(entries: readonly EntryRef[], offset: number): EntryRef 
     else return entries[mid];
   }
   return undefined;
+}
+
+/** Where the id of a `!KeyOf id` scalar is written (inside the quotes when quoted). */
+export function keyOfIdRange(node: BNode, text: string): Range {
+  let start = node.tagRange ? node.tagRange[1] : node.range[0];
+  let end = node.range[1];
+  while (start < end && /\s/.test(text[start]!)) start++;
+  const quote = text[start];
+  if ((quote === '"' || quote === "'") && end - start >= 2 && text[end - 1] === quote) {
+    start++;
+    end--;
+  }
+  return [start, end];
 }

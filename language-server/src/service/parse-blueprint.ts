@@ -179,7 +179,16 @@ export class ParseCache {
 }
 
 const shiftProblems = (problems: readonly Problem[], delta: number): Problem[] =>
-  problems.map((found) => ({ ...found, range: [found.range[0] + delta, found.range[1] + delta] }));
+  problems.map((found) => {
+    const moved: Problem = { ...found, range: [found.range[0] + delta, found.range[1] + delta] };
+    if (found.fixes) {
+      moved.fixes = found.fixes.map((fix) => ({
+        ...fix,
+        edits: fix.edits.map((edit) => ({ ...edit, range: [edit.range[0] + delta, edit.range[1] + delta] })),
+      }));
+    }
+    return moved;
+  });
 
 const shift = (range: Range, delta: number): void => {
   range[0] += delta;

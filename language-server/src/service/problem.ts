@@ -8,6 +8,32 @@ export interface Problem {
   severity: Severity;
   code: string;
   message: string;
+  /** Edits that correct the mistake, e.g. the name a "did you mean" suggests (quick fixes in an editor). */
+  fixes?: Fix[];
+}
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+export interface Fix {
+  /** What the fix does, as an editor shows it: "Change to 'slug'". */
+  title: string;
+  edits: TextEdit[];
+}
+
+/** The problem with a fix that replaces `range` by `newText` (several calls add several fixes). */
+export function withFix(found: Problem, title: string, range: Range, newText: string): Problem {
+  const fix: Fix = { title, edits: [{ range: [range[0], range[1]], newText }] };
+  found.fixes = [...(found.fixes ?? []), fix];
+  return found;
+}
+
+/** The problem with one "Change to '<suggestion>'" fix per suggestion, replacing `range`. */
+export function withSuggestions(found: Problem, range: Range, suggestions: readonly (string | undefined)[]): Problem {
+  for (const suggestion of suggestions) if (suggestion) withFix(found, `Change to '${suggestion}'`, range, suggestion);
+  return found;
 }
 
 /** One row of a code table: the default severity and what the code means, in one line. */

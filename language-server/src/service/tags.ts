@@ -1,6 +1,6 @@
 import type { BNode, BSeq } from './blueprint-node.ts';
 import { closest } from './edit-distance.ts';
-import { problem, syntaxAndTagCodes, type Problem, type Range } from './problem.ts';
+import { problem, syntaxAndTagCodes, withSuggestions, type Problem, type Range } from './problem.ts';
 import { arityAllows, blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
 
 export { blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
@@ -59,8 +59,11 @@ function checkOneTag(node: BNode, enumerates: readonly EnumerateFrame[], problem
   const info = tagsByName.get(tag);
   if (!info) {
     const suggestion = closest(tag, tagNames, 2);
-    const hint = suggestion ? ` Did you mean ${suggestion}?` : ` Blueprint tags are ${tagNames.join(', ')}.`;
-    problems.push(problem(codes, 'tag-unknown', node.tagRange ?? node.range, `Unknown tag ${tag}.${hint}`));
+    const advice = suggestion ? ` Did you mean ${suggestion}?` : ` Blueprint tags are ${tagNames.join(', ')}.`;
+    const range = node.tagRange ?? node.range;
+    problems.push(
+      withSuggestions(problem(codes, 'tag-unknown', range, `Unknown tag ${tag}.${advice}`), range, [suggestion]),
+    );
     return undefined;
   }
   if (node.kind === 'alias') return info;
@@ -105,8 +108,9 @@ function checkWord(
   }
   if (words.includes(item.value.toUpperCase())) return;
   const suggestion = closest(item.value, words, 1);
-  const hint = suggestion ? ` Did you mean ${suggestion}?` : '';
-  problems.push(problem(codes, code, item.range, `${what} '${item.value}' is not one of ${allowed}.${hint}`));
+  const advice = suggestion ? ` Did you mean ${suggestion}?` : '';
+  const found = problem(codes, code, item.range, `${what} '${item.value}' is not one of ${allowed}.${advice}`);
+  problems.push(withSuggestions(found, item.range, [suggestion]));
 }
 
 function checkDepth(

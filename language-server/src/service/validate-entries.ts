@@ -1,8 +1,8 @@
 import type { BMap, BNode } from './blueprint-node.ts';
-import { problem, schemaCodes, type Problem } from './problem.ts';
+import { problem, schemaCodes, withFix, withSuggestions, type Problem } from './problem.ts';
 import { isObject, type SchemaIndex } from './schema-index.ts';
 import { checkEntryAlone } from './validate-entry.ts';
-import { didYouMean, findEntry, isDeferred, keyName } from './validate-helpers.ts';
+import { findEntry, hint, isDeferred, keyName, suggest } from './validate-helpers.ts';
 
 /** The checks of one entry (a node of an entries sequence); the language service memoizes them. */
 export type EntryCheck = (entry: BNode) => readonly Problem[];
@@ -29,8 +29,11 @@ export function validateBlueprint(
   for (const entry of root.entries) {
     const name = keyName(entry);
     if (name === undefined || index.topLevelKeys.includes(name)) continue;
-    const message = `Unknown top-level key '${name}'.${didYouMean(name, index.topLevelKeys)}`;
-    problems.push(problem(codes, 'top-unknown-key', entry.key.range, message));
+    const suggestion = suggest(name, index.topLevelKeys);
+    const message = `Unknown top-level key '${name}'.${hint(suggestion)}`;
+    problems.push(
+      withSuggestions(problem(codes, 'top-unknown-key', entry.key.range, message), entry.key.range, [suggestion]),
+    );
   }
   const start: [number, number] = root.entries[0]?.key.range ?? [0, 0];
 
@@ -87,11 +90,13 @@ function checkLabels(labels: BNode, problems: Problem[]): void {
   }
   for (const { value } of labels.entries) {
     if (isDeferred(value) || (value.kind === 'scalar' && typeof value.value === 'string')) continue;
-    const message =
-      value.kind === 'scalar'
-        ? `Label values must be strings: quote it: "${value.value === null ? '' : String(value.value)}".`
-        : 'Label values must be strings.';
-    problems.push(problem(codes, 'label-not-string', value.range, message));
+    if (value.kind !== 'scalar') {
+      problems.push(problem(codes, 'label-not-string', value.range, 'Label values must be strings.'));
+      continue;
+    }
+    const quoted = JSON.stringify(value.value === null ? '' : String(value.value));
+    const found = problem(codes, 'label-not-string', value.range, `Label values must be strings: quote it: ${quoted}.`);
+    problems.push(withFix(found, `Quote as ${quoted}`, value.range, quoted));
   }
 }
 

@@ -1,8 +1,8 @@
 import type { BMap, BNode } from './blueprint-node.ts';
-import { problem, schemaCodes, type Problem } from './problem.ts';
+import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
 import type { ModelInfo, SchemaIndex } from './schema-index.ts';
 import { validateFields } from './validate-fields.ts';
-import { didYouMean, findEntry, firstLine, isDeferred, keyName, oneOf } from './validate-helpers.ts';
+import { findEntry, firstLine, hint, isDeferred, keyName, oneOf, suggest } from './validate-helpers.ts';
 import { validatePermissions } from './validate-permissions.ts';
 import { checkTags } from './tags.ts';
 
@@ -42,8 +42,11 @@ export function validateEntry(node: BNode, index: SchemaIndex, problems: Problem
     const name = keyName(entry);
     if (name === undefined || keys.includes(name)) continue;
     const owner = model ? `An entry of ${model.name}` : 'An entry';
-    const message = `${owner} has no key '${name}'.${didYouMean(name, keys)}`;
-    problems.push(problem(codes, 'entry-unknown-key', entry.key.range, message));
+    const suggestion = suggest(name, keys);
+    const message = `${owner} has no key '${name}'.${hint(suggestion)}`;
+    problems.push(
+      withSuggestions(problem(codes, 'entry-unknown-key', entry.key.range, message), entry.key.range, [suggestion]),
+    );
   }
 
   const state = findEntry(node, 'state');
@@ -95,16 +98,16 @@ function checkModel(value: BNode, index: SchemaIndex, problems: Problem[]): Mode
   if (found.model) {
     if (found.caseMismatch) {
       const message = `model names are lowercase: ${found.model.name}.`;
-      problems.push(problem(codes, 'model-case', value.range, message));
+      problems.push(
+        withSuggestions(problem(codes, 'model-case', value.range, message), value.range, [found.model.name]),
+      );
     }
     return found.model;
   }
   const { suggestions } = found;
-  const hint =
-    suggestions.length === 0
-      ? ''
-      : ` Did you mean ${suggestions.map((name) => `'${name}'`).join(suggestions.length === 2 ? ' or ' : ', ')}?`;
-  problems.push(problem(codes, 'model-unknown', value.range, `Unknown model '${value.value}'.${hint}`));
+  const names = suggestions.map((name) => `'${name}'`).join(suggestions.length === 2 ? ' or ' : ', ');
+  const message = `Unknown model '${value.value}'.${suggestions.length === 0 ? '' : ` Did you mean ${names}?`}`;
+  problems.push(withSuggestions(problem(codes, 'model-unknown', value.range, message), value.range, suggestions));
   return undefined;
 }
 
@@ -112,9 +115,9 @@ function checkState(value: BNode, allowed: readonly string[], problems: Problem[
   if (isDeferred(value) || allowed.length === 0) return;
   if (value.kind === 'scalar' && typeof value.value === 'string' && allowed.includes(value.value)) return;
   const shown = value.kind === 'scalar' ? String(value.value) : '';
-  const hint = shown ? didYouMean(shown, allowed) : '';
-  const message = `state must be one of: ${oneOf(allowed)}.${hint}`;
-  problems.push(problem(codes, 'state-invalid', value.range, message));
+  const suggestion = shown ? suggest(shown, allowed) : undefined;
+  const message = `state must be one of: ${oneOf(allowed)}.${hint(suggestion)}`;
+  problems.push(withSuggestions(problem(codes, 'state-invalid', value.range, message), value.range, [suggestion]));
 }
 
 /** The schema says booleans; the service takes any value by truthiness, so literals only warn. */

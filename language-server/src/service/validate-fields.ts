@@ -1,9 +1,9 @@
 import type { BNode } from './blueprint-node.ts';
 import type { FieldError } from './field-validator.ts';
 import { escapePointer } from './json-pointer.ts';
-import { problem, schemaCodes, type Problem } from './problem.ts';
+import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
 import { nearest, type ModelInfo, type SchemaIndex } from './schema-index.ts';
-import { describeType } from './validate-helpers.ts';
+import { describeType, hint } from './validate-helpers.ts';
 
 const codes = schemaCodes;
 
@@ -88,7 +88,9 @@ export function validateFields(
       if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
       const name = String(entry.key.value);
       if (model.fieldNames.includes(name)) continue;
-      problems.push(problem(codes, 'field-unknown', entry.key.range, unknownFieldMessage(model, name)));
+      const [suggestion] = nearest(name, model.fieldNames, 1);
+      const found = problem(codes, 'field-unknown', entry.key.range, unknownFieldMessage(model, name, suggestion));
+      problems.push(withSuggestions(found, entry.key.range, [suggestion]));
     }
   }
   const report = validate?.(value);
@@ -107,7 +109,9 @@ export function validateFields(
       if (!origin || reported.has(at)) continue;
       reported.add(at);
       const text =
-        pointer === '' ? unknownFieldMessage(model, extra) : `${label(keyName, pointer)} has no field '${extra}'.`;
+        pointer === ''
+          ? unknownFieldMessage(model, extra, nearest(extra, model.fieldNames, 1)[0])
+          : `${label(keyName, pointer)} has no field '${extra}'.`;
       problems.push(problem(codes, 'field-invalid', (origin.key ?? origin.node).range, text));
       continue;
     }
@@ -139,8 +143,6 @@ function coercible(errors: readonly FieldError[], pointer: string, data: number)
   });
 }
 
-function unknownFieldMessage(model: ModelInfo, name: string): string {
-  const [suggestion] = nearest(name, model.fieldNames, 1);
-  const hint = suggestion ? ` Did you mean '${suggestion}'?` : '';
-  return `${model.name} has no field '${name}'; the service ignores it.${hint}`;
+function unknownFieldMessage(model: ModelInfo, name: string, suggestion: string | undefined): string {
+  return `${model.name} has no field '${name}'; the service ignores it.${hint(suggestion)}`;
 }

@@ -25,9 +25,18 @@ export function firstLine(node: BNode): Range {
   return node.range;
 }
 
-export function didYouMean(word: string, candidates: readonly string[]): string {
-  const suggestion = closest(word, candidates, Math.max(2, Math.floor(word.length / 4)));
+/** The candidate nearest to a misspelt word, if one is near enough. */
+export function suggest(word: string, candidates: readonly string[]): string | undefined {
+  return closest(word, candidates, Math.max(2, Math.floor(word.length / 4)));
+}
+
+/** " Did you mean 'x'?" for a suggestion, or nothing. */
+export function hint(suggestion: string | undefined): string {
   return suggestion ? ` Did you mean '${suggestion}'?` : '';
+}
+
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  return hint(suggest(word, candidates));
 }
 
 export function oneOf(values: readonly string[]): string {

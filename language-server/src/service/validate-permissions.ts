@@ -1,7 +1,16 @@
 import type { BNode } from './blueprint-node.ts';
-import { problem, schemaCodes, type Problem } from './problem.ts';
+import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
 import { isObject, nearest, type ModelInfo } from './schema-index.ts';
-import { describeType, didYouMean, findEntry, firstLine, fitsType, isDeferred, keyName } from './validate-helpers.ts';
+import {
+  describeType,
+  findEntry,
+  firstLine,
+  fitsType,
+  hint,
+  isDeferred,
+  keyName,
+  suggest,
+} from './validate-helpers.ts';
 
 const codes = schemaCodes;
 
@@ -34,8 +43,10 @@ export function validatePermissions(node: BNode, model: ModelInfo, problems: Pro
       const name = keyName(entry);
       if (name === undefined) continue;
       if (!known.includes(name) && known.length > 0) {
-        const message = `A permissions item has no key '${name}'.${didYouMean(name, known)}`;
-        problems.push(problem(codes, 'permissions-invalid', entry.key.range, message));
+        const suggestion = suggest(name, known);
+        const message = `A permissions item has no key '${name}'.${hint(suggestion)}`;
+        const found = problem(codes, 'permissions-invalid', entry.key.range, message);
+        problems.push(withSuggestions(found, entry.key.range, [suggestion]));
         continue;
       }
       if (name === 'permission') {
@@ -66,13 +77,17 @@ function checkCodename(value: BNode, model: ModelInfo, problems: Problem[]): voi
   if (app === model.app && codenames.includes(bare)) return;
   if (app !== undefined && app !== model.app && codenames.includes(bare)) {
     const message = `'${value.value}' names the app ${app}, but this entry is a ${model.name}: write '${bare}' or '${model.app}.${bare}'.`;
-    problems.push(problem(codes, 'permission-unknown', value.range, message));
+    problems.push(withSuggestions(problem(codes, 'permission-unknown', value.range, message), value.range, [bare]));
     return;
   }
   const [suggestion] = nearest(bare, codenames, 1);
   const shown = suggestion === undefined ? '' : app === undefined ? suggestion : `${app}.${suggestion}`;
-  const hint = suggestion ? ` Did you mean '${shown}'?` : ` Its permissions are: ${codenames.join(', ')}.`;
-  problems.push(
-    problem(codes, 'permission-unknown', value.range, `${model.name} has no permission '${value.value}'.${hint}`),
+  const advice = suggestion ? ` Did you mean '${shown}'?` : ` Its permissions are: ${codenames.join(', ')}.`;
+  const found = problem(
+    codes,
+    'permission-unknown',
+    value.range,
+    `${model.name} has no permission '${value.value}'.${advice}`,
   );
+  problems.push(withSuggestions(found, value.range, [shown || undefined]));
 }

@@ -1,7 +1,8 @@
 import type { BMap, BNode } from './blueprint-node.ts';
-import { problem, referenceCodes, type Problem } from './problem.ts';
+import { keyOfIdRange } from './blueprint-entries.ts';
+import { problem, referenceCodes, withSuggestions, type Problem } from './problem.ts';
 import { createLineIndex, type LineIndex } from './text-document.ts';
-import { didYouMean, findEntry, isDeferred } from './validate-helpers.ts';
+import { findEntry, hint, isDeferred, suggest } from './validate-helpers.ts';
 
 const codes = referenceCodes;
 
@@ -11,7 +12,7 @@ export interface CheckReferencesOptions {
 }
 
 /** What an entry leaves for `!KeyOf` once it has run. */
-type Outcome = 'object' | 'absent' | 'skipped';
+export type Outcome = 'object' | 'absent' | 'skipped';
 
 /** One entry of the file, in document order, with what the cross-entry checks need. */
 interface EntryInfo {
@@ -68,6 +69,7 @@ export function checkReferences(root: BNode | undefined, options: CheckReference
     entries,
     positionsById,
     firstDynamic: entries.findIndex((entry) => entry.dynamic),
+    text: options.text,
   };
   entries.forEach((entry, position) => {
     for (const reference of keyOfNodes(entry.node)) checkKeyOf(reference, position, context, problems);
@@ -80,6 +82,7 @@ interface ReferenceContext {
   positionsById: ReadonlyMap<string, readonly number[]>;
   /** Position of the first entry that may define any id (-1: none). */
   firstDynamic: number;
+  text: string | undefined;
 }
 
 function checkKeyOf(node: BNode, position: number, context: ReferenceContext, problems: Problem[]): void {
@@ -117,8 +120,11 @@ function checkKeyOf(node: BNode, position: number, context: ReferenceContext, pr
   }
   if (context.firstDynamic >= 0 && context.firstDynamic < position) return;
   const known = [...context.positionsById].filter(([, at]) => at[0]! < position).map(([name]) => name);
-  const message = `No entry has id "${id}".${didYouMean(id, known)}`;
-  problems.push(problem(codes, 'keyof-unknown-id', node.range, message));
+  const suggestion = suggest(id, known);
+  const found = problem(codes, 'keyof-unknown-id', node.range, `No entry has id "${id}".${hint(suggestion)}`);
+  problems.push(
+    context.text === undefined ? found : withSuggestions(found, keyOfIdRange(node, context.text), [suggestion]),
+  );
 }
 
 /** The entries in document order: a sequence, or a mapping of named groups flattened in order. */
@@ -162,7 +168,8 @@ function readEntryInfo(node: BNode): EntryInfo {
   };
 }
 
-function outcomeOf(node: BMap): Outcome {
+/** What an entry leaves for `!KeyOf`: an object, nothing (`state: absent`), or nothing because skipped. */
+export function outcomeOf(node: BMap): Outcome {
   const state = findEntry(node, 'state')?.value;
   if (state?.kind === 'scalar' && !isDeferred(state) && state.value === 'absent') return 'absent';
   const conditions = findEntry(node, 'conditions')?.value;
@@ -180,7 +187,7 @@ const keyOfMemo = new WeakMap<BNode, readonly BNode[]>();
 const entryInfoMemo = new WeakMap<BNode, EntryInfo>();
 
 /** Every scalar or collection tagged `!KeyOf` inside a node (also inside other tags), in order. */
-function keyOfNodes(root: BNode): readonly BNode[] {
+export function keyOfNodes(root: BNode): readonly BNode[] {
   const remembered = keyOfMemo.get(root);
   if (remembered) return remembered;
   const found: BNode[] = [];

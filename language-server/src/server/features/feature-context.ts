@@ -1,5 +1,6 @@
 import type { Connection } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Problem } from '../../service/problem.ts';
 import type { DocumentState } from '../documents.ts';
 
 /** What each feature's handlers get from the server. */
@@ -7,6 +8,8 @@ export interface FeatureContext {
   connection: Connection;
   /** The state of an open document (its text, current tree and schema), or undefined when it is not open. */
   stateOf(uri: string): Promise<DocumentState | undefined>;
+  /** The problems of an open document's current text (computed once per version), or undefined. */
+  problemsOf(uri: string): Promise<Problem[] | undefined>;
   /** The open document, if any. */
   documentOf(uri: string): TextDocument | undefined;
   /**

@@ -1,8 +1,10 @@
 import type { ServerCapabilities } from 'vscode-languageserver';
+import { registerCodeActions } from './code-actions.ts';
 import type { FeatureContext } from './feature-context.ts';
+import { registerNavigation } from './navigation.ts';
 
 /** Registers every feature's handlers; returns the capabilities they add. */
 export function registerFeatures(context: FeatureContext): ServerCapabilities {
-  const registrations: ((context: FeatureContext) => ServerCapabilities)[] = [];
+  const registrations: ((context: FeatureContext) => ServerCapabilities)[] = [registerNavigation, registerCodeActions];
   return Object.assign({}, ...registrations.map((register) => register(context))) as ServerCapabilities;
 }
