@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createLanguageService } from '../language-server/src/service/language-service.ts';
 import { editOneLine, generateBlueprint } from './blueprint-generator.ts';
-import { YamlLanguageServer } from './yaml-ls-client.ts';
+import { CUSTOM_TAGS } from './blueprint-tags.ts';
+import { LspProcess, servers } from './lsp-process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCHEMA_PATH = path.join(ROOT, 'schemas', 'blueprint.schema.json');
@@ -18,13 +19,6 @@ const CORPUS_DIR = path.resolve(ROOT, '..', 'shared', 'corpus', 'blueprints');
 const RESULTS = process.env.BENCH_RESULTS ?? path.join(ROOT, 'bench', 'results', 'blueprints.json');
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-
-const CUSTOM_TAGS = [
-  '!KeyOf scalar', '!Env scalar', '!Env sequence', '!File scalar', '!File sequence', '!Context scalar',
-  '!Context sequence', '!ParseJSON scalar', '!Format sequence', '!Find sequence', '!FindObject sequence',
-  '!Condition sequence', '!If sequence', '!Enumerate sequence', '!Index scalar', '!Value scalar',
-  '!AtIndex sequence',
-]; // prettier-ignore
 
 const log = (message: string) => console.error(`[bench] ${message}`);
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -156,7 +150,7 @@ async function run(tmp: string) {
   };
   const workspace = path.join(tmp, 'workspace');
   await mkdir(workspace);
-  const server = new YamlLanguageServer(settings);
+  const server = new LspProcess(servers.yamlLanguageServer, settings);
   const yamlLs: Record<string, unknown> = { version: server.version, notes: [] as string[] };
   const notes = yamlLs.notes as string[];
   const step = async <T>(name: string, action: () => Promise<T>): Promise<T | undefined> => {

@@ -1,4 +1,4 @@
-/** A minimal LSP client for yaml-language-server over stdio (vscode-jsonrpc), for the blueprint bench. */
+/** A minimal LSP client over stdio (vscode-jsonrpc) for the blueprint benches: yaml-language-server or ours. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,18 +26,28 @@ function withTimeout<T>(promise: Promise<T>, what: string, ms = STEP_TIMEOUT_MS)
   ]).finally(() => clearTimeout(timer));
 }
 
-export class YamlLanguageServer {
+/** The language servers the benches drive: the bin to run with node, and the package it belongs to. */
+export const servers = {
+  yamlLanguageServer: { packageName: 'yaml-language-server', bin: 'bin/yaml-language-server' },
+  blueprint: { packageName: 'blueprint-language-server', bin: 'bin/blueprint-language-server.js' },
+} as const;
+
+export class LspProcess {
   readonly child: ChildProcess;
   readonly connection: MessageConnection;
   readonly version: string;
   private waiters = new Map<string, (diagnostics: Diagnostic[]) => void>();
   private versions = new Map<string, number>();
 
-  constructor(readonly settings: { yaml: object }) {
+  /** `settings` answers `workspace/configuration` by section and is pushed after `initialized`. */
+  constructor(
+    server: (typeof servers)[keyof typeof servers],
+    readonly settings: Record<string, object>,
+  ) {
     const require = createRequire(import.meta.url);
-    const packageJson = require.resolve('yaml-language-server/package.json');
+    const packageJson = require.resolve(`${server.packageName}/package.json`);
     this.version = (JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version;
-    const bin = path.join(path.dirname(packageJson), 'bin', 'yaml-language-server');
+    const bin = path.join(path.dirname(packageJson), server.bin);
     this.child = spawn(process.execPath, [bin, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr!.resume();
     this.connection = createMessageConnection(
@@ -58,11 +68,46 @@ export class YamlLanguageServer {
     this.connection.onRequest((method: string, params: unknown) => {
       if (method === 'workspace/configuration') {
         const items = (params as { items: { section?: string }[] }).items;
-        return items.map((item) => (item.section === 'yaml' ? this.settings.yaml : {}));
+        return items.map((item) => (item.section ? (this.settings[item.section] ?? {}) : {}));
       }
       return null; // client/registerCapability, window/workDoneProgress/create, ...
     });
     this.connection.listen();
+  }
+
+  /** A request and the ms until its answer. */
+  async timed<T>(method: string, params: object): Promise<{ ms: number; result: T }> {
+    const started = performance.now();
+    const result = await withTimeout(this.connection.sendRequest<T>(method, params), method);
+    return { ms: performance.now() - started, result };
+  }
+
+  /** Sends incremental changes; resolves with the next diagnostics and the ms until they arrived. */
+  async edit(uri: string, changes: object[]): Promise<{ ms: number; diagnostics: Diagnostic[] }> {
+    const version = (this.versions.get(uri) ?? 1) + 1;
+    this.versions.set(uri, version);
+    const received = this.nextDiagnostics(uri);
+    const started = performance.now();
+    await this.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version },
+      contentChanges: changes,
+    });
+    const diagnostics = await received;
+    return { ms: performance.now() - started, diagnostics };
+  }
+
+  /** Resident set of the server process now and at its peak (VmRSS, VmHWM), in MB. */
+  memoryMb(): { rss?: number; peak?: number } {
+    try {
+      const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+      const read = (field: string) => {
+        const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]);
+        return Number.isFinite(kb) ? kb / 1024 : undefined;
+      };
+      return { rss: read('VmRSS'), peak: read('VmHWM') };
+    } catch {
+      return {};
+    }
   }
 
   async start(rootDir: string): Promise<void> {
@@ -73,7 +118,11 @@ export class YamlLanguageServer {
         workspaceFolders: null,
         capabilities: {
           workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: false } },
-          textDocument: { publishDiagnostics: { relatedInformation: false, versionSupport: false } },
+          textDocument: {
+            publishDiagnostics: { relatedInformation: false, versionSupport: false },
+            completion: { completionItem: { snippetSupport: true } },
+            hover: { contentFormat: ['markdown', 'plaintext'] },
+          },
         },
       }),
       'initialize',
@@ -120,13 +169,7 @@ export class YamlLanguageServer {
 
   /** Peak resident set of the server process (VmHWM), in MB; undefined when /proc is unavailable. */
   peakRssMb(): number | undefined {
-    try {
-      const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
-      const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
-      return Number.isFinite(kb) ? kb / 1024 : undefined;
-    } catch {
-      return undefined;
-    }
+    return this.memoryMb().peak;
   }
 
   async stop(): Promise<string> {

@@ -1,0 +1,194 @@
+/**
+ * Part of `npm run bench:blueprints`: LSP round trips on the generated 10,000-entry blueprint, for our
+ * server and yaml-language-server (same schema, all tags as customTags), each over stdio: completion
+ * at 100 positions, hover at 100 positions, diagnostics after a one-line edit; p50/p95 and server RSS.
+ * Writes bench/results/blueprint-lsp.json and prints a Markdown table. See bench/README.md.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { generateBlueprint } from './blueprint-generator.ts';
+import { CUSTOM_TAGS } from './blueprint-tags.ts';
+import { LspProcess, servers } from './lsp-process.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SCHEMA_PATH = path.join(ROOT, 'schemas', 'blueprint.schema.json');
+const RESULTS = process.env.BENCH_LSP_RESULTS ?? path.join(ROOT, 'bench', 'results', 'blueprint-lsp.json');
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
+const POSITIONS = Number(process.env.BENCH_POSITIONS ?? 100);
+const EDITS = Number(process.env.BENCH_EDITS ?? 10);
+/** A server slower than this per request is sampled at fewer positions (the bench must end). */
+const SLOW_REQUEST_MS = 2_000;
+
+const log = (message: string) => console.error(`[bench-lsp] ${message}`);
+const round = (value: number) => Math.round(value * 10) / 10;
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
+const summary = (values: number[]) => ({
+  count: values.length,
+  p50: round(percentile(values, 50)),
+  p95: round(percentile(values, 95)),
+  max: round(Math.max(...values)),
+});
+
+interface Position {
+  line: number;
+  character: number;
+}
+
+/** Where an author asks for completion and hover: model values, field keys and `!KeyOf` ids, spread over the file. */
+function positions(text: string): { completion: Position[]; hover: Position[] } {
+  const completion: Position[] = [];
+  const hover: Position[] = [];
+  text.split('\n').forEach((line, index) => {
+    const model = /^(\s*-?\s*)model: (\S+)$/.exec(line);
+    if (model) {
+      completion.push({ line: index, character: line.length });
+      hover.push({ line: index, character: model[1]!.length + 'model: '.length + 2 });
+    }
+    const field = /^(\s{6,})([a-z_]+): (?!!KeyOf)/.exec(line);
+    if (field) {
+      completion.push({ line: index, character: field[1]!.length + field[2]!.length });
+      hover.push({ line: index, character: field[1]!.length + 1 });
+    }
+    const keyOf = line.indexOf('!KeyOf ');
+    if (keyOf >= 0) {
+      completion.push({ line: index, character: keyOf + '!KeyOf '.length });
+      hover.push({ line: index, character: keyOf + '!KeyOf '.length + 1 });
+    }
+  });
+  const spread = (all: Position[], count: number) =>
+    Array.from({ length: Math.min(count, all.length) }, (_, i) => all[Math.floor((i * all.length) / count)]!);
+  return { completion: spread(completion, POSITIONS), hover: spread(hover, POSITIONS) };
+}
+
+async function measure(server: LspProcess, workspace: string, text: string, where: ReturnType<typeof positions>) {
+  const started = performance.now();
+  await server.start(workspace);
+  const uri = pathToFileURL(path.join(workspace, 'generated.blueprint.yaml')).href;
+  const opened = await server.open(uri, text);
+  const result: Record<string, unknown> = {
+    version: server.version,
+    startMs: round(performance.now() - started - opened.ms),
+    openToDiagnosticsMs: round(opened.ms),
+  };
+
+  const run = async (method: string, list: Position[]) => {
+    const times: number[] = [];
+    let answered = 0;
+    for (const position of list) {
+      const { ms, result: answer } = await server.timed<unknown>(method, { textDocument: { uri }, position });
+      times.push(ms);
+      if (answer && (!Array.isArray(answer) || answer.length > 0)) answered++;
+      if (ms > SLOW_REQUEST_MS && times.length >= 10) break;
+    }
+    return { ...summary(times), answered };
+  };
+  result.completion = await run('textDocument/completion', where.completion);
+  result.hover = await run('textDocument/hover', where.hover);
+
+  // One line changed (a quoted value near the middle), as an editor sends it: an incremental change.
+  const lines = text.split('\n');
+  const editable = lines.map((line, index) => (/: "[^"]*"$/.test(line) ? index : -1)).filter((index) => index >= 0);
+  const edits: number[] = [];
+  for (let i = 0; i < EDITS; i++) {
+    const line = editable[Math.floor(editable.length / 2) + i]!;
+    const start = lines[line]!.lastIndexOf('"', lines[line]!.length - 2) + 1;
+    const change = { range: { start: { line, character: start }, end: { line, character: start } }, text: 'x' };
+    edits.push((await server.edit(uri, [change])).ms);
+  }
+  result.diagnosticsAfterEdit = summary(edits);
+  result.memoryMb = server.memoryMb();
+  result.stop = await server.stop();
+  return result;
+}
+
+async function main() {
+  const schema = JSON.parse(await readFile(SCHEMA_PATH, 'utf8')) as Parameters<typeof generateBlueprint>[0];
+  const generated = generateBlueprint(schema, ENTRIES);
+  const where = positions(generated.text);
+  log(`${ENTRIES} entries; ${where.completion.length} completion and ${where.hover.length} hover positions`);
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'bench-blueprint-lsp-'));
+  try {
+    const ours = await measure(
+      new LspProcess(servers.blueprint, { blueprint: { schema: SCHEMA_PATH } }),
+      tmp,
+      generated.text,
+      where,
+    );
+    log(`ours done: ${JSON.stringify(ours)}`);
+    const yamlSettings = {
+      validate: true,
+      hover: true,
+      completion: true,
+      schemas: { [pathToFileURL(SCHEMA_PATH).href]: '*.yaml' },
+      customTags: CUSTOM_TAGS,
+      schemaStore: { enable: false },
+    };
+    const theirs = await measure(new LspProcess(servers.yamlLanguageServer, { yaml: yamlSettings }), tmp, generated.text, where); // prettier-ignore
+    log(`yaml-language-server done: ${JSON.stringify(theirs)}`);
+    await report(ours, theirs, generated.lines);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+type Summary = { count: number; p50: number; p95: number; max: number; answered?: number };
+
+async function report(ours: Record<string, unknown>, theirs: Record<string, unknown>, lines: number) {
+  const o = ours as { completion: Summary; hover: Summary; diagnosticsAfterEdit: Summary; memoryMb: { peak?: number } };
+  const t = theirs as typeof o;
+  const faster = (a: Summary, b: Summary) => a.p95 < b.p95;
+  const targets = {
+    completion: { target: 'completion p95 <= 20 ms', value: o.completion.p95, met: o.completion.p95 <= 20 },
+    hover: { target: 'hover p95 <= 10 ms', value: o.hover.p95, met: o.hover.p95 <= 10 },
+    diagnostics: {
+      target: 'diagnostics after edit <= 100 ms (p95)',
+      value: o.diagnosticsAfterEdit.p95,
+      met: o.diagnosticsAfterEdit.p95 <= 100,
+    },
+    memory: { target: 'RSS <= 200 MB (peak)', value: round(o.memoryMb.peak ?? NaN), met: (o.memoryMb.peak ?? Infinity) <= 200 },
+    fasterEverywhere: {
+      target: 'faster than yaml-language-server on each (p95)',
+      value: ['completion', 'hover', 'diagnosticsAfterEdit'].filter((key) => !faster(o[key as 'hover'], t[key as 'hover'])).join(', ') || 'all faster',
+      met: faster(o.completion, t.completion) && faster(o.hover, t.hover) && faster(o.diagnosticsAfterEdit, t.diagnosticsAfterEdit),
+    },
+  }; // prettier-ignore
+  const row = (name: string, a: Summary, b: Summary) =>
+    `| ${name} | ${a.p50} / ${a.p95} ms (${a.answered ?? a.count}/${a.count} answered) | ${b.p50} / ${b.p95} ms (${b.answered ?? b.count}/${b.count} answered) |`;
+  const table = [
+    `| LSP round trip on ${ENTRIES.toLocaleString('en-US')} entries (${lines.toLocaleString('en-US')} lines), p50 / p95 | ours | yaml-language-server ${String(theirs.version)} |`,
+    '|---|---:|---:|',
+    row('completion', o.completion, t.completion),
+    row('hover', o.hover, t.hover),
+    `| diagnostics after a one-line edit | ${o.diagnosticsAfterEdit.p50} / ${o.diagnosticsAfterEdit.p95} ms | ${t.diagnosticsAfterEdit.p50} / ${t.diagnosticsAfterEdit.p95} ms |`,
+    `| didOpen → first diagnostics | ${String(ours.openToDiagnosticsMs)} ms | ${String(theirs.openToDiagnosticsMs)} ms |`,
+    `| server RSS at the end (peak) | ${round(o.memoryMb.peak ?? NaN)} MB | ${round(t.memoryMb.peak ?? NaN)} MB |`,
+  ]; // prettier-ignore
+  console.log(table.join('\n'));
+  console.log(['', '| target | value | met |', '|---|---:|---|', ...Object.values(targets).map((x) => `| ${x.target} | ${x.value} | ${x.met ? 'met' : 'missed'} |`)].join('\n')); // prettier-ignore
+  const cpus = os.cpus();
+  const results = {
+    machine: {
+      node: process.version,
+      cpu: cpus[0]?.model ?? 'unknown',
+      cpus: cpus.length,
+      date: new Date().toISOString(),
+    },
+    settings: { entries: ENTRIES, positions: POSITIONS, edits: EDITS },
+    ours,
+    yamlLanguageServer: theirs,
+    targets,
+  };
+  await mkdir(path.dirname(RESULTS), { recursive: true });
+  await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n');
+  console.log(`\nWritten to ${path.relative(process.cwd(), RESULTS)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
