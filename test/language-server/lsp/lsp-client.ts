@@ -62,6 +62,8 @@ export class LspClient {
       this.logs.push(params.message);
     });
     this.connection.onRequest(ConfigurationRequest.type, (params) => params.items.map(() => this.settings));
+    // Dynamic registrations (the server asks for configuration change notifications) are accepted.
+    this.connection.onRequest('client/registerCapability', () => null);
     this.connection.listen();
   }
 

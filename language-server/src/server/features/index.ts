@@ -1,5 +1,6 @@
 import type { ServerCapabilities } from 'vscode-languageserver';
 import { registerCodeActions } from './code-actions.ts';
+import { registerCompletion } from './completion.ts';
 import { registerDocumentSymbols } from './document-symbols.ts';
 import type { FeatureContext } from './feature-context.ts';
 import { registerFolding } from './folding.ts';
@@ -14,6 +15,7 @@ export function registerFeatures(context: FeatureContext): ServerCapabilities {
     registerHover,
     registerDocumentSymbols,
     registerFolding,
+    registerCompletion,
   ];
   return Object.assign({}, ...registrations.map((register) => register(context))) as ServerCapabilities;
 }
