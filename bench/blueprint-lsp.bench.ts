@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generateBlueprint } from './blueprint-generator.ts';
 import { CUSTOM_TAGS } from './blueprint-tags.ts';
 import { LspProcess, servers } from './lsp-process.ts';
+import { machineInfo } from './machine.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCHEMA_PATH = path.join(ROOT, 'schemas', 'blueprint.schema.json');
@@ -18,6 +19,10 @@ const RESULTS = process.env.BENCH_LSP_RESULTS ?? path.join(ROOT, 'bench', 'resul
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const POSITIONS = Number(process.env.BENCH_POSITIONS ?? 100);
 const EDITS = Number(process.env.BENCH_EDITS ?? 10);
+/** `ours` to measure only our server (quick iterations); both by default. */
+const ONLY_OURS = process.env.BENCH_LSP_SERVERS === 'ours';
+/** `bundled` runs our server as the extension ships it (built first), not through tsx. */
+const BUNDLED = process.env.BENCH_LSP_BLUEPRINT === 'bundled';
 /** A server slower than this per request is sampled at fewer positions (the bench must end). */
 const SLOW_REQUEST_MS = 2_000;
 
@@ -114,7 +119,7 @@ async function main() {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'bench-blueprint-lsp-'));
   try {
     const ours = await measure(
-      new LspProcess(servers.blueprint, { blueprint: { schema: SCHEMA_PATH } }),
+      new LspProcess(BUNDLED ? servers.blueprintBundled : servers.blueprint, { blueprint: { schema: SCHEMA_PATH } }),
       tmp,
       generated.text,
       where,
@@ -128,6 +133,7 @@ async function main() {
       customTags: CUSTOM_TAGS,
       schemaStore: { enable: false },
     };
+    if (ONLY_OURS) return;
     const theirs = await measure(new LspProcess(servers.yamlLanguageServer, { yaml: yamlSettings }), tmp, generated.text, where); // prettier-ignore
     log(`yaml-language-server done: ${JSON.stringify(theirs)}`);
     await report(ours, theirs, generated.lines);
@@ -170,14 +176,8 @@ async function report(ours: Record<string, unknown>, theirs: Record<string, unkn
   ]; // prettier-ignore
   console.log(table.join('\n'));
   console.log(['', '| target | value | met |', '|---|---:|---|', ...Object.values(targets).map((x) => `| ${x.target} | ${x.value} | ${x.met ? 'met' : 'missed'} |`)].join('\n')); // prettier-ignore
-  const cpus = os.cpus();
   const results = {
-    machine: {
-      node: process.version,
-      cpu: cpus[0]?.model ?? 'unknown',
-      cpus: cpus.length,
-      date: new Date().toISOString(),
-    },
+    machine: machineInfo(),
     settings: { entries: ENTRIES, positions: POSITIONS, edits: EDITS },
     ours,
     yamlLanguageServer: theirs,

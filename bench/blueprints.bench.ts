@@ -12,6 +12,7 @@ import { createLanguageService } from '../language-server/src/service/language-s
 import { editOneLine, generateBlueprint } from './blueprint-generator.ts';
 import { CUSTOM_TAGS } from './blueprint-tags.ts';
 import { LspProcess, servers } from './lsp-process.ts';
+import { machineInfo } from './machine.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCHEMA_PATH = path.join(ROOT, 'schemas', 'blueprint.schema.json');
@@ -237,13 +238,7 @@ async function run(tmp: string) {
   };
   const cpus = os.cpus();
   const results = {
-    machine: {
-      node: process.version,
-      cpu: cpus[0]?.model ?? 'unknown',
-      cpus: cpus.length,
-      memoryGb: round(os.totalmem() / 1024 ** 3),
-      date: new Date().toISOString(),
-    },
+    machine: machineInfo(),
     settings: { entries: ENTRIES, runs: RUNS },
     schema: { path: 'schemas/blueprint.schema.json', models: modelCount, bytes: (await readFile(SCHEMA_PATH)).length },
     blueprint: {

@@ -30,6 +30,8 @@ function withTimeout<T>(promise: Promise<T>, what: string, ms = STEP_TIMEOUT_MS)
 export const servers = {
   yamlLanguageServer: { packageName: 'yaml-language-server', bin: 'bin/yaml-language-server' },
   blueprint: { packageName: 'blueprint-language-server', bin: 'bin/blueprint-language-server.js' },
+  /** The server as the VS Code extension ships it: one esbuild bundle (`npm run build -w vscode-extension`). */
+  blueprintBundled: { packageName: 'blueprint-vscode', bin: 'dist/server.js' },
 } as const;
 
 export class LspProcess {
@@ -150,17 +152,9 @@ export class LspProcess {
     return { ms: performance.now() - started, diagnostics };
   }
 
-  async change(uri: string, text: string): Promise<{ ms: number; diagnostics: Diagnostic[] }> {
-    const version = (this.versions.get(uri) ?? 1) + 1;
-    this.versions.set(uri, version);
-    const received = this.nextDiagnostics(uri);
-    const started = performance.now();
-    await this.connection.sendNotification('textDocument/didChange', {
-      textDocument: { uri, version },
-      contentChanges: [{ text }],
-    });
-    const diagnostics = await received;
-    return { ms: performance.now() - started, diagnostics };
+  /** The whole text replaced; resolves with the next diagnostics and the ms until they arrived. */
+  change(uri: string, text: string): Promise<{ ms: number; diagnostics: Diagnostic[] }> {
+    return this.edit(uri, [{ text }]);
   }
 
   async close(uri: string): Promise<void> {

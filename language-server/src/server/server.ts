@@ -74,7 +74,7 @@ export function startServer(connection: Connection, options: ServerOptions): voi
     const diagnostics = problems.map((found) => toDiagnostic(document, found));
     await connection.sendDiagnostics({ uri, version, diagnostics });
   };
-  const scheduler = createDiagnosticsScheduler(options.debounceMs ?? 50, async (uri, version) => {
+  const scheduler = createDiagnosticsScheduler(options.debounceMs ?? 25, async (uri, version) => {
     try {
       await publish(uri, version);
     } catch (error) {

@@ -40,8 +40,23 @@ export function entryGroups(root: BNode | undefined): { name?: string; key?: BNo
   }));
 }
 
-/** Every entry in document order (named groups flattened in order). */
-export function listEntries(root: BNode | undefined): EntryRef[] {
+/**
+ * Each parse makes a new root (unchanged entries are reused below it), so the entries of a root are
+ * computed once, however many requests (completion, hover, navigation) ask for them.
+ */
+const entriesMemo = new WeakMap<BNode, readonly EntryRef[]>();
+
+/** Every entry in document order (named groups flattened in order). Do not change the list. */
+export function listEntries(root: BNode | undefined): readonly EntryRef[] {
+  if (!root) return [];
+  const remembered = entriesMemo.get(root);
+  if (remembered) return remembered;
+  const result = readEntries(root);
+  entriesMemo.set(root, result);
+  return result;
+}
+
+function readEntries(root: BNode): EntryRef[] {
   const result: EntryRef[] = [];
   for (const group of entryGroups(root)) {
     if (group.items.kind !== 'seq' || isDeferred(group.items)) continue;

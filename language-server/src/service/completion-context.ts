@@ -192,6 +192,15 @@ function enclosingNodes(
   let target = column;
   let item = isItem;
   for (let start = previousLine(text, lineStart); start !== undefined; start = previousLine(text, start)) {
+    // Most lines above are deeper, blank, or sibling items: skip them without reading their shape,
+    // since the walk may cross every entry above the cursor.
+    let first = start;
+    while (text[first] === ' ' || text[first] === '\t') first++;
+    const firstColumn = first - start;
+    const lead = text[first];
+    if (lead === undefined || lead === '\n' || lead === '\r' || lead === '#' || firstColumn > target) continue;
+    if (item && firstColumn === target && lead === '-' && (first + 1 >= text.length || isSpace(text[first + 1])))
+      continue;
     const shape = shapeOf(text, start, lineEnd(text, start));
     if (shape.blank || shape.firstColumn > target) continue;
     const parent = shape.nodes.findLastIndex(

@@ -1,6 +1,6 @@
 import type { BNode } from './blueprint-node.ts';
 import type { Range } from './problem.ts';
-import { createLineIndex } from './text-document.ts';
+import { lineIndexOf } from './text-document.ts';
 
 /** Lines to fold, 0-based; `endLine` is the last line of the fold (it is hidden with the body). */
 export interface LineFold {
@@ -15,7 +15,7 @@ export interface LineFold {
  * Sorted by start line.
  */
 export function foldingRanges(root: BNode | undefined, text: string): LineFold[] {
-  const lines = createLineIndex(text);
+  const lines = lineIndexOf(text);
   const endByStart = new Map<number, number>();
   const add = ([start, end]: Range): void => {
     const startLine = lines.positionAt(start).line;

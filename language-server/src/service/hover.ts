@@ -7,7 +7,7 @@ import { pathAt, type PathStep } from './node-path.ts';
 import type { Range } from './problem.ts';
 import { isObject, type JsonObject, type SchemaIndex } from './schema-index.ts';
 import { tagsByName, type TagInfo } from './tag-table.ts';
-import { createLineIndex } from './text-document.ts';
+import { lineIndexOf } from './text-document.ts';
 import { describeType, keyName } from './validate-helpers.ts';
 
 /** What to show for the thing under the cursor, and the text it is about. */
@@ -145,7 +145,7 @@ function keyOfTarget(node: BNode, root: BNode | undefined, text: string): string
   const { entries, references } = navigationIndex(text, root);
   const reference = references.find((candidate) => candidate.node === node);
   if (!reference || reference.id === '') return undefined;
-  const lines = createLineIndex(text);
+  const lines = lineIndexOf(text);
   const lineOf = (entry: EntryRef): number => lines.positionAt(entry.node.range[0]).line + 1;
   const target = reference.target;
   if (target) {

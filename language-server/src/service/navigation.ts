@@ -21,15 +21,27 @@ export type NavigationSymbol =
 
 /** The ids and references of one tree. */
 export interface NavigationIndex {
-  entries: EntryRef[];
+  entries: readonly EntryRef[];
   references: KeyOfReference[];
+}
+
+const indexMemo = new WeakMap<BNode, NavigationIndex>();
+
+/** The ids and references of a tree, computed once per parse (see `listEntries`). */
+export function navigationIndex(text: string, root: BNode | undefined): NavigationIndex {
+  if (!root) return { entries: [], references: [] };
+  const remembered = indexMemo.get(root);
+  if (remembered) return remembered;
+  const index = readNavigationIndex(text, root);
+  indexMemo.set(root, index);
+  return index;
 }
 
 /**
  * `!KeyOf x` finds the first entry ABOVE with id `x` that created an object; when every such entry
  * is absent or skipped, the first of them is still the one the author meant (for navigation).
  */
-export function navigationIndex(text: string, root: BNode | undefined): NavigationIndex {
+function readNavigationIndex(text: string, root: BNode): NavigationIndex {
   const entries = listEntries(root);
   const byId = new Map<string, EntryRef[]>();
   for (const entry of entries) {

@@ -58,3 +58,14 @@ export function createLineIndex(text: string): LineIndex {
     },
   };
 }
+
+let lastLineIndex: LineIndex | undefined;
+
+/**
+ * The line index of a text, kept for the last text asked about: the features of one request (and
+ * the requests between two edits) ask for the same text again and again.
+ */
+export function lineIndexOf(text: string): LineIndex {
+  if (lastLineIndex?.text !== text) lastLineIndex = createLineIndex(text);
+  return lastLineIndex;
+}

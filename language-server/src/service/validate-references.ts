@@ -1,7 +1,7 @@
 import type { BMap, BNode } from './blueprint-node.ts';
 import { keyOfIdRange } from './blueprint-entries.ts';
 import { problem, referenceCodes, withSuggestions, type Problem } from './problem.ts';
-import { createLineIndex, type LineIndex } from './text-document.ts';
+import { lineIndexOf, type LineIndex } from './text-document.ts';
 import { findEntry, hint, isDeferred, suggest } from './validate-helpers.ts';
 
 const codes = referenceCodes;
@@ -39,7 +39,7 @@ export function checkReferences(root: BNode | undefined, options: CheckReference
   let lines: LineIndex | undefined;
   const lineOf = (offset: number): number | undefined => {
     if (options.text === undefined) return undefined;
-    lines ??= createLineIndex(options.text);
+    lines ??= lineIndexOf(options.text);
     return lines.positionAt(offset).line + 1;
   };
 
