@@ -28,6 +28,12 @@ export interface Config {
   rateLimitWindowSeconds: number;
   /** Take the client address from X-Forwarded-For (TRUST_PROXY, default false): only behind a proxy you run. */
   trustProxy: boolean;
+  /** Run the background jobs inside `npm start` (WORKER_ENABLED, default true); `npm run worker` runs them alone. */
+  workerEnabled: boolean;
+  /** Jobs run at once (WORKER_CONCURRENCY, default 4); the worker's pool holds this many connections plus 2. */
+  workerConcurrency: number;
+  /** How often an idle worker looks for due jobs, besides being notified (WORKER_POLL_INTERVAL_MS, default 2000). */
+  workerPollIntervalMs: number;
 }
 
 /** Largest CSV content an import accepts (finance-api.md: 10 MiB); the JSON limit must stay above it. */
@@ -71,5 +77,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerCredential: integer(env, 'RATE_LIMIT_PER_CREDENTIAL', 10_000, 0, 1_000_000_000),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 3600, 1, 31 * 86_400),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
+    workerEnabled: boolean(env, 'WORKER_ENABLED', true),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 100),
+    workerPollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 2000, 100, 3_600_000),
   };
 }

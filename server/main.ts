@@ -5,6 +5,7 @@ import { resolveDatabase } from './db/database.ts';
 import { openOrm } from './db/orm.ts';
 import { ensureDemoAccess } from './demo/demo-access.ts';
 import { pruneRateLimits } from './http/access-gate.ts';
+import { startWorker } from './jobs/worker.ts';
 import { createLogger } from './logger.ts';
 
 /** Process entry: config -> database -> migrations -> demo data -> HTTP; stops in reverse order on a signal. */
@@ -16,6 +17,14 @@ async function main(): Promise<void> {
   logger.info('database schema is up to date');
 
   const demo = config.demoData ? await ensureDemoAccess(orm.em.fork(), config.dataDir, logger) : undefined;
+  const worker = config.workerEnabled
+    ? await startWorker({
+        connectionString: database.url,
+        concurrency: config.workerConcurrency,
+        pollIntervalMs: config.workerPollIntervalMs,
+        logger: logger.child({ component: 'worker' }),
+      })
+    : undefined;
   const app = await createApp({ config, orm, logger });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
@@ -52,6 +61,8 @@ async function main(): Promise<void> {
     // Requests in flight get a few seconds to finish before their connections are cut.
     setTimeout(() => server.closeAllConnections(), 5000).unref();
     await closed;
+    // Running jobs finish before the database goes away.
+    await worker?.stop();
     await orm.close();
     await database.stop();
     logger.info('stopped');

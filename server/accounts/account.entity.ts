@@ -23,8 +23,10 @@ export class Account extends Record {
   accountType!: AccountType;
   subtype: string | null = null;
   currency!: string;
-  /** Current balance, decimal string. */
+  /** Today's balance, decimal string: kept by the account sync job. */
   balance: Opt<string> = '0';
+  /** The balance it was opened with: the anchor while the account has no valuation. */
+  openingBalance: Opt<string> = '0';
   status: Opt<AccountStatus> = 'active';
 }
 
@@ -39,6 +41,7 @@ export const AccountSchema = new EntitySchema<Account>({
     subtype: { type: 'string', nullable: true },
     currency: { type: 'string' },
     balance: money,
+    openingBalance: money,
     status: { type: 'string' },
   },
 });

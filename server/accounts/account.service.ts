@@ -27,6 +27,7 @@ export async function createAccount(em: EntityManager, familyId: string, input: 
     subtype: input.subtype ?? null,
     currency: input.currency ?? family.currency,
     balance: toDecimal(input.balance ?? 0),
+    openingBalance: toDecimal(input.balance ?? 0),
   });
   await em.flush();
   return account.id;

@@ -5,6 +5,8 @@ import { entities } from './entities.ts';
 import { Migration20261122000000_initial } from './migrations/Migration20261122000000_initial.ts';
 import { Migration20261122010000_rate_limits } from './migrations/Migration20261122010000_rate_limits.ts';
 import { Migration20261122020000_entry_counts } from './migrations/Migration20261122020000_entry_counts.ts';
+import { Migration20261122030000_account_sync } from './migrations/Migration20261122030000_account_sync.ts';
+import { installJobQueue } from '../jobs/job-queue.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 
@@ -13,6 +15,7 @@ const migrations = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122010000_rate_limits', class: Migration20261122010000_rate_limits },
   { name: 'Migration20261122020000_entry_counts', class: Migration20261122020000_entry_counts },
+  { name: 'Migration20261122030000_account_sync', class: Migration20261122030000_account_sync },
 ];
 
 /** ORM options for a database URL. */
@@ -29,9 +32,10 @@ export function ormOptions(clientUrl: string, poolSize: number): Options {
   };
 }
 
-/** Connects the ORM and brings the schema up to date. */
+/** Connects the ORM and brings the schema up to date, the job queue's included. */
 export async function openOrm(clientUrl: string, poolSize: number): Promise<MikroORM> {
   const orm = await MikroORM.init(ormOptions(clientUrl, poolSize));
   await orm.getMigrator().up();
+  await installJobQueue(clientUrl);
   return orm;
 }

@@ -6,6 +6,7 @@ import { Merchant } from '../merchants/merchant.entity.ts';
 import { toDecimal } from '../money/money.ts';
 import { Security } from '../securities/security.entity.ts';
 import { Tag } from '../tags/tag.entity.ts';
+import { queueAccountSync } from '../jobs/job-queue.ts';
 import { insertTransactions, type BulkTransaction } from '../transactions/transaction.bulk-insert.ts';
 import { createUserWithFamily } from '../users/user.service.ts';
 import type { User } from '../users/user.entity.ts';
@@ -187,5 +188,7 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
       );
   }
   await insertTransactions(em, rows);
+  // Balances follow from the entries once the worker has synced each account.
+  for (const accountId of new Set(rows.map((row) => row.accountId))) await queueAccountSync(em, accountId);
   return { user, family };
 }

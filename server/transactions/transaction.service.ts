@@ -8,6 +8,7 @@ import { isKnownCurrency } from '../money/money.ts';
 import { signedAmount, type Nature } from '../money/signed-amount.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { Tagging } from '../tags/tagging.entity.ts';
+import { queueAccountSync } from '../jobs/job-queue.ts';
 import { insertTransactions } from './transaction.bulk-insert.ts';
 import { Transaction } from './transaction.entity.ts';
 
@@ -87,20 +88,25 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
   // One plain query rather than the ORM's populate: create is a hot path (bench/README.md).
   const account = await findAccountForEntry(em, familyId, input.account_id!);
   const refs = await references(em, familyId, input);
-  const [id] = await insertTransactions(em, [
-    {
-      familyId,
-      accountId: account.id,
-      date: input.date!,
-      amount: signedAmount(input.amount!, input.nature),
-      currency: input.currency ?? account.family_currency,
-      name: nameOf(input)!,
-      notes: input.notes ?? null,
-      categoryId: refs.category?.id ?? null,
-      merchantId: refs.merchant?.id ?? null,
-      tagIds: refs.tags?.map((tag) => tag.id) ?? [],
-    },
-  ]);
+  // The account's sync is queued in the same transaction as the write (a crash cannot lose it).
+  const [id] = await em.transactional(async (tx) => {
+    const ids = await insertTransactions(tx, [
+      {
+        familyId,
+        accountId: account.id,
+        date: input.date!,
+        amount: signedAmount(input.amount!, input.nature),
+        currency: input.currency ?? account.family_currency,
+        name: nameOf(input)!,
+        notes: input.notes ?? null,
+        categoryId: refs.category?.id ?? null,
+        merchantId: refs.merchant?.id ?? null,
+        tagIds: refs.tags?.map((tag) => tag.id) ?? [],
+      },
+    ]);
+    await queueAccountSync(tx, account.id);
+    return ids;
+  });
   return id!;
 }
 
@@ -134,6 +140,7 @@ export async function updateTransaction(
     }
     detail.updatedAt = entry.updatedAt = new Date();
     tx.persist(entry);
+    await queueAccountSync(tx, entry.account.id);
   });
 }
 
@@ -145,5 +152,6 @@ export async function deleteTransaction(em: EntityManager, familyId: string, id:
     await tx.nativeDelete(Tagging, { taggableType: 'Transaction', taggableId: entry.entryableId });
     await tx.nativeDelete(Entry, { id: entry.id });
     await tx.nativeDelete(Transaction, { id: entry.entryableId });
+    await queueAccountSync(tx, entry.account.id);
   });
 }

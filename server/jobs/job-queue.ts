@@ -1,0 +1,34 @@
+import { Logger as WorkerLogger, runMigrations, type LogLevel } from 'graphile-worker';
+import type { Logger } from 'pino';
+import type { EntityManager } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
+
+/** graphile-worker's log lines as structured pino lines (scope: worker id, task, job id). */
+export function workerLogger(logger: Logger | undefined): WorkerLogger {
+  return new WorkerLogger((scope) => (level: LogLevel, message: string, meta?: unknown) => {
+    if (!logger) return;
+    const fields = { ...scope, ...(meta && typeof meta === 'object' ? meta : {}) };
+    if (level === 'error') logger.error(fields, message);
+    else if (level === 'warning') logger.warn(fields, message);
+    else if (level === 'info') logger.info(fields, message);
+    else logger.debug(fields, message);
+  });
+}
+
+/** graphile-worker's own schema (`graphile_worker`), installed or upgraded by its migrations. */
+export async function installJobQueue(connectionString: string, logger?: Logger): Promise<void> {
+  await runMigrations({ connectionString, logger: workerLogger(logger) });
+}
+
+/**
+ * Queues the sync of an account on `em`'s connection, so inside the caller's transaction: the job
+ * exists exactly when the write that needs it committed. The job key makes a burst of writes to
+ * one account a single pending sync (a newer request replaces the waiting one).
+ */
+export async function queueAccountSync(em: EntityManager, accountId: string): Promise<void> {
+  await sql(
+    em,
+    `select graphile_worker.add_job('account_sync', json_build_object('account_id', ?::uuid), job_key := ?, job_key_mode := 'replace')`,
+    [accountId, `account_sync:${accountId}`],
+  );
+}

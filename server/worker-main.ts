@@ -1,0 +1,42 @@
+import { loadConfig } from './config.ts';
+import { resolveDatabase } from './db/database.ts';
+import { openOrm } from './db/orm.ts';
+import { startWorker } from './jobs/worker.ts';
+import { createLogger } from './logger.ts';
+
+/** `npm run worker`: the background jobs alone (with `WORKER_ENABLED=false` on the API processes). */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await resolveDatabase(config, logger);
+  // Migrations first, so a worker started alone finds the schema its jobs read.
+  const orm = await openOrm(database.url, 1);
+  await orm.close();
+  const worker = await startWorker({
+    connectionString: database.url,
+    concurrency: config.workerConcurrency,
+    pollIntervalMs: config.workerPollIntervalMs,
+    logger: logger.child({ component: 'worker' }),
+  });
+  logger.info({ concurrency: config.workerConcurrency }, 'worker running');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'worker stopping after its running jobs');
+    await worker.stop();
+    await database.stop();
+    process.exit(0);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stop(signal));
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `Worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});
