@@ -5,6 +5,7 @@ import { merchantsHandlers } from './merchants/merchants.handlers.ts';
 import { securitiesHandlers } from './securities/securities.handlers.ts';
 import { tagsHandlers } from './tags/tags.handlers.ts';
 import { transactionsHandlers } from './transactions/transactions.handlers.ts';
+import { valuationsHandlers } from './valuations/valuations.handlers.ts';
 
 /**
  * Every implemented operation, by operationId. An operation of the contract that is missing here
@@ -17,4 +18,5 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...tagsHandlers,
   ...securitiesHandlers,
   ...transactionsHandlers,
+  ...valuationsHandlers,
 };

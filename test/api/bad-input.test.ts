@@ -35,7 +35,13 @@ beforeAll(async () => {
     name: 'Existing',
     tag_ids: [fixtures.tags.work.id],
   });
-  Object.assign(ids, { Tag: fixtures.tags.work.id, Transaction: transaction.id });
+  const valuation = await server.api.call('createValuation', {
+    key: household.writeKey,
+    body: { valuation: { account_id: fixtures.accounts.checking.id, amount: 100, date: '2026-01-01' } },
+  });
+  Object.assign(ids, { Tag: fixtures.tags.work.id, Transaction: transaction.id, Valuation: valuation.body.data.id });
+  // Writes queue account syncs; bad input must queue none, so the count starts from an empty queue.
+  await server.drainJobs();
 });
 afterAll(() => server?.close());
 
@@ -53,6 +59,7 @@ async function snapshot() {
     'securities',
     'entries',
     'transactions',
+    'valuations',
   ];
   const [row] = await server.query(
     `select ${tables.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`,
@@ -60,7 +67,8 @@ async function snapshot() {
   const [latest] = await server.query(
     `select max(updated_at) as tags, (select max(updated_at) from entries) as entries from tags`,
   );
-  return { ...row, latest };
+  const [jobs] = await server.query('select count(*)::int as queued from graphile_worker.jobs');
+  return { ...row, latest, jobs };
 }
 
 function concretePath(operation: { id: string; path: string }): string {
@@ -80,7 +88,7 @@ const cases: [string, string, number, string][] = [
   ['an empty object', '{}', 422, 'validation_failed'],
   [
     'the wrapper of the wrong type',
-    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1}',
+    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1, "valuation": 1}',
     422,
     'validation_failed',
   ],
@@ -119,8 +127,10 @@ it('covers every implemented write operation', () => {
       'createMerchant',
       'createTag',
       'createTransaction',
+      'createValuation',
       'updateTag',
       'updateTransaction',
+      'updateValuation',
     ].sort(),
   );
 });

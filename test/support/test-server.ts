@@ -10,6 +10,7 @@ import { CSV_CONTENT_LIMIT, loadConfig } from '../../server/config.ts';
 type AppConfig = AppDependencies['config'];
 import { databaseUrl, ensureDatabase } from '../../server/db/embedded-postgres.ts';
 import { ormOptions, type EntityManager } from '../../server/db/orm.ts';
+import { drainJobs } from '../../server/jobs/worker.ts';
 import { ContractClient } from './contract-client.ts';
 
 const TEMPLATE_DATABASE = 'finance_test_template';
@@ -25,6 +26,8 @@ export interface TestServer {
   orm: MikroORM;
   /** A fresh EntityManager on this file's database. */
   em(): EntityManager;
+  /** Runs every due background job (graphile-worker's runOnce): the way tests wait for syncs, never sleeps. */
+  drainJobs(): Promise<void>;
   /** Runs SQL on this file's database (for row counts and direct changes). */
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
   close(): Promise<void>;
@@ -52,6 +55,7 @@ export async function startTestServer(overrides: Partial<AppConfig> = {}): Promi
     api: new ContractClient(baseUrl),
     orm,
     em: () => orm.em.fork(),
+    drainJobs: () => drainJobs(url),
     query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
     async close() {
       server.closeAllConnections();

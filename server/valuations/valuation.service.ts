@@ -1,0 +1,101 @@
+import { Entry } from '../entries/entry.entity.ts';
+import type { EntityManager } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
+import { NotFound, ValidationFailed } from '../http/errors.ts';
+import { queueAccountSync } from '../jobs/job-queue.ts';
+import { toDecimal } from '../money/money.ts';
+import { Valuation } from './valuation.entity.ts';
+
+export interface NewValuation {
+  account_id: string;
+  amount: number;
+  date: string;
+  notes?: string;
+}
+
+export interface ValuationChange {
+  amount?: number;
+  date?: string;
+  notes?: string;
+}
+
+/** The entry name of a valuation made through the API. */
+const VALUATION_NAME = 'Manual valuation';
+
+/**
+ * Sets the balance of an account on a date. One valuation per account and date: a second one for
+ * the same date changes the first (`created: false`). The account row is locked, so two concurrent
+ * requests for one date cannot both create. The account's sync is queued in the same transaction.
+ */
+export async function createValuation(
+  em: EntityManager,
+  familyId: string,
+  input: NewValuation,
+): Promise<{ id: string; created: boolean }> {
+  return em.transactional(async (tx) => {
+    const [account] = await sql<{ id: string; currency: string }>(
+      tx,
+      'select id, currency from accounts where id = ? and family_id = ? for update',
+      [input.account_id, familyId],
+    );
+    if (!account) throw NotFound.entity('Account');
+    const existing = await tx.findOne(Entry, { account: account.id, entryableType: 'Valuation', date: input.date });
+    let result: { id: string; created: boolean };
+    if (existing) {
+      existing.amount = toDecimal(input.amount);
+      if (input.notes !== undefined) existing.notes = input.notes;
+      existing.updatedAt = new Date();
+      result = { id: existing.id, created: false };
+    } else {
+      const detail = tx.create(Valuation, {});
+      const entry = tx.create(Entry, {
+        family: familyId,
+        account: account.id,
+        entryableType: 'Valuation',
+        entryableId: detail.id,
+        amount: toDecimal(input.amount),
+        currency: account.currency,
+        date: input.date,
+        name: VALUATION_NAME,
+        notes: input.notes ?? null,
+      });
+      result = { id: entry.id, created: true };
+    }
+    await queueAccountSync(tx, account.id);
+    return result;
+  });
+}
+
+/**
+ * Changes a valuation: `amount` and `date` only together (a balance belongs to its date), `notes`
+ * alone. Moving it onto a date that already has a valuation of the account is refused.
+ */
+export async function updateValuation(
+  em: EntityManager,
+  familyId: string,
+  id: string,
+  change: ValuationChange,
+): Promise<void> {
+  await em.transactional(async (tx) => {
+    const entry = await tx.findOne(Entry, { id, family: familyId, entryableType: 'Valuation' });
+    if (!entry) throw NotFound.entity('Valuation');
+    if ((change.amount === undefined) !== (change.date === undefined)) {
+      const missing = change.amount === undefined ? 'amount' : 'date';
+      throw ValidationFailed.at(
+        `/body/valuation/${missing}`,
+        'Both amount and date are required when updating reconciliation',
+      );
+    }
+    if (change.date !== undefined && change.date !== entry.date) {
+      const taken = await tx.count(Entry, { account: entry.account.id, entryableType: 'Valuation', date: change.date });
+      if (taken > 0) {
+        throw ValidationFailed.at('/body/valuation/date', `The account already has a valuation on ${change.date}`);
+      }
+      entry.date = change.date;
+    }
+    if (change.amount !== undefined) entry.amount = toDecimal(change.amount);
+    if (change.notes !== undefined) entry.notes = change.notes;
+    entry.updatedAt = new Date();
+    await queueAccountSync(tx, entry.account.id);
+  });
+}
