@@ -4,6 +4,7 @@ import type { Handler, OperationId } from './http/contract.ts';
 import { merchantsHandlers } from './merchants/merchants.handlers.ts';
 import { securitiesHandlers } from './securities/securities.handlers.ts';
 import { tagsHandlers } from './tags/tags.handlers.ts';
+import { tradesHandlers } from './trades/trades.handlers.ts';
 import { transactionsHandlers } from './transactions/transactions.handlers.ts';
 import { valuationsHandlers } from './valuations/valuations.handlers.ts';
 
@@ -19,4 +20,5 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...securitiesHandlers,
   ...transactionsHandlers,
   ...valuationsHandlers,
+  ...tradesHandlers,
 };

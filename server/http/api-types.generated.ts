@@ -1331,10 +1331,10 @@ export interface components {
                  * @enum {string}
                  */
                 type: "buy" | "sell";
-                /** @description Number of units, positive. */
-                qty: components["schemas"]["TradeNumber"];
-                /** @description Price per unit in major units, positive. */
-                price: components["schemas"]["TradeNumber"];
+                /** @description Number of units, positive; required (a missing value is answered with 422 `qty and price must be present and positive`). */
+                qty?: components["schemas"]["TradeNumber"];
+                /** @description Price per unit in major units, positive; required like `qty`. */
+                price?: components["schemas"]["TradeNumber"];
                 /**
                  * Format: uuid
                  * @description Id of a known security.

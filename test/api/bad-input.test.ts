@@ -39,7 +39,22 @@ beforeAll(async () => {
     key: household.writeKey,
     body: { valuation: { account_id: fixtures.accounts.checking.id, amount: 100, date: '2026-01-01' } },
   });
-  Object.assign(ids, { Tag: fixtures.tags.work.id, Transaction: transaction.id, Valuation: valuation.body.data.id });
+  const brokerage = await server.api.call('createAccount', {
+    key: household.writeKey,
+    body: { account: { name: 'Brokerage', account_type: 'investment' } },
+  });
+  const trade = await server.api.call('createTrade', {
+    key: household.writeKey,
+    body: {
+      trade: { account_id: brokerage.body.data.id, date: '2026-01-01', type: 'buy', qty: 1, price: 10, ticker: 'VTI' },
+    },
+  });
+  Object.assign(ids, {
+    Tag: fixtures.tags.work.id,
+    Transaction: transaction.id,
+    Valuation: valuation.body.data.id,
+    Trade: trade.body.data.id,
+  });
   // Writes queue account syncs; bad input must queue none, so the count starts from an empty queue.
   await server.drainJobs();
 });
@@ -60,6 +75,7 @@ async function snapshot() {
     'entries',
     'transactions',
     'valuations',
+    'trades',
   ];
   const [row] = await server.query(
     `select ${tables.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`,
@@ -88,7 +104,7 @@ const cases: [string, string, number, string][] = [
   ['an empty object', '{}', 422, 'validation_failed'],
   [
     'the wrapper of the wrong type',
-    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1, "valuation": 1}',
+    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1, "valuation": 1, "trade": 1}',
     422,
     'validation_failed',
   ],
@@ -126,9 +142,11 @@ it('covers every implemented write operation', () => {
       'createCategory',
       'createMerchant',
       'createTag',
+      'createTrade',
       'createTransaction',
       'createValuation',
       'updateTag',
+      'updateTrade',
       'updateTransaction',
       'updateValuation',
     ].sort(),

@@ -1,0 +1,65 @@
+import type { EntityManager } from '../db/orm.ts';
+import { pagedRows, sql } from '../db/sql.ts';
+import { NotFound } from '../http/errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import type { TradeRow } from './trade.view.ts';
+
+export interface TradeFilters {
+  account_id?: string;
+  account_ids?: string[];
+  start_date?: string;
+  end_date?: string;
+}
+
+const SELECT = `
+  e.id, e.date, e.amount::text as amount, e.currency, e.name, e.notes,
+  t.qty::text as qty, t.price::text as price, t.investment_activity_label,
+  e.created_at, greatest(e.updated_at, t.updated_at) as updated_at,
+  a.id as account_id, a.name as account_name, a.account_type,
+  s.id as security_id, s.ticker as security_ticker, s.name as security_name`;
+
+const FROM = `
+  entries e
+  join trades t on t.id = e.entryable_id
+  join accounts a on a.id = e.account_id
+  left join securities s on s.id = t.security_id`;
+
+/** The trades a family sees: its own, on accounts that are in use (the list and show alike). */
+const VISIBLE = `e.family_id = ? and e.entryable_type = 'Trade' and a.status in ('active', 'draft')`;
+
+export function searchTrades(em: EntityManager, familyId: string, filters: TradeFilters, page: PageRequest) {
+  const conditions = [VISIBLE];
+  const params: unknown[] = [familyId];
+  if (filters.account_id) {
+    conditions.push('e.account_id = ?');
+    params.push(filters.account_id);
+  }
+  if (filters.account_ids?.length) {
+    conditions.push('e.account_id = any(?::uuid[])');
+    params.push(filters.account_ids);
+  }
+  if (filters.start_date) {
+    conditions.push('e.date >= ?');
+    params.push(filters.start_date);
+  }
+  if (filters.end_date) {
+    conditions.push('e.date <= ?');
+    params.push(filters.end_date);
+  }
+  return pagedRows<TradeRow>(
+    em,
+    {
+      select: SELECT,
+      from: `${FROM} where ${conditions.join(' and ')}`,
+      orderBy: 'e.date desc, e.created_at desc, e.id desc',
+      params,
+    },
+    page,
+  );
+}
+
+export async function findTrade(em: EntityManager, familyId: string, id: string): Promise<TradeRow> {
+  const [row] = await sql<TradeRow>(em, `select ${SELECT} from ${FROM} where e.id = ? and ${VISIBLE}`, [id, familyId]);
+  if (!row) throw NotFound.entity('Trade');
+  return row;
+}

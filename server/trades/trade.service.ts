@@ -1,0 +1,205 @@
+import { Entry } from '../entries/entry.entity.ts';
+import type { EntityManager } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
+import { NotFound, ValidationFailed } from '../http/errors.ts';
+import { queueAccountSync } from '../jobs/job-queue.ts';
+import { absolute, isNegative, toDecimal } from '../money/money.ts';
+import { Trade } from './trade.entity.ts';
+
+export type TradeDirection = 'buy' | 'sell';
+
+export interface NewTrade {
+  account_id: string;
+  date: string;
+  type: TradeDirection;
+  qty?: number | string;
+  price?: number | string;
+  security_id?: string;
+  ticker?: string;
+  currency?: string;
+  fee?: number;
+  notes?: string;
+}
+
+export interface TradeChange {
+  date?: string;
+  name?: string;
+  notes?: string;
+  qty?: number | string;
+  price?: number | string;
+  type?: TradeDirection;
+  nature?: 'inflow' | 'outflow';
+  investment_activity_label?: string;
+  currency?: string;
+}
+
+const INVALID = 'qty and price must be valid numbers';
+const NOT_POSITIVE = 'qty and price must be present and positive';
+const DEFAULT_LABELS: Record<TradeDirection, string> = { buy: 'Buy', sell: 'Sell' };
+
+/**
+ * A quantity or price as a positive decimal string (seed rule 7): text that is not a number is one
+ * mistake, a missing, zero or negative value another.
+ */
+function positiveNumber(value: number | string | undefined, field: 'qty' | 'price'): string {
+  const at = `/body/trade/${field}`;
+  if (value === undefined || value === null) throw ValidationFailed.at(at, NOT_POSITIVE);
+  if (typeof value === 'number' ? !Number.isFinite(value) : !/^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/.test(value)) {
+    throw ValidationFailed.at(at, INVALID);
+  }
+  const decimal = typeof value === 'number' ? String(value) : value.trim();
+  if (Number(decimal) <= 0) throw ValidationFailed.at(at, NOT_POSITIVE);
+  return decimal.replace(/^\+/, '');
+}
+
+/** "10.00000000" -> "10": quantities as people write them, for the entry's name. */
+function shown(decimal: string): string {
+  return decimal.includes('.') ? decimal.replace(/\.?0+$/, '') : decimal;
+}
+
+/**
+ * The signed quantity (a sale is negative) and the entry amount, signed qty x price + fee, computed
+ * by PostgreSQL in numeric so nothing is lost to floating point.
+ */
+async function amounts(em: EntityManager, direction: TradeDirection, qty: string, price: string, fee: string) {
+  const [row] = await sql<{ qty: string; amount: string }>(
+    em,
+    'select (?::numeric * ?)::text as qty, round(?::numeric * ? * ?::numeric + ?::numeric, 4)::text as amount',
+    [qty, direction === 'sell' ? -1 : 1, qty, direction === 'sell' ? -1 : 1, price, fee],
+  );
+  return row!;
+}
+
+/** An account that takes trades: investment accounts and crypto exchange accounts (seed rule 1). */
+async function tradeAccount(em: EntityManager, familyId: string, id: string) {
+  const [account] = await sql<{ id: string; currency: string; account_type: string; subtype: string | null }>(
+    em,
+    'select id, currency, account_type, subtype from accounts where id = ? and family_id = ?',
+    [id, familyId],
+  );
+  if (!account) throw NotFound.entity('Account');
+  const supports =
+    account.account_type === 'investment' || (account.account_type === 'crypto' && account.subtype === 'exchange');
+  if (!supports) throw ValidationFailed.at('/body/trade/account_id', 'Account does not support trades');
+  return account;
+}
+
+/** The security by id (visible to the family) or by ticker (reused when visible, else created for the family). */
+async function securityFor(
+  em: EntityManager,
+  familyId: string,
+  input: NewTrade,
+): Promise<{ id: string; ticker: string }> {
+  if (input.security_id) {
+    const [found] = await sql<{ id: string; ticker: string }>(
+      em,
+      'select id, ticker from securities where id = ? and (family_id is null or family_id = ?)',
+      [input.security_id, familyId],
+    );
+    if (!found) throw ValidationFailed.at('/body/trade/security_id', 'Security not found');
+    return found;
+  }
+  const ticker = input.ticker?.trim().toUpperCase();
+  if (!ticker) throw ValidationFailed.at('/body/trade', 'security_id or ticker is required');
+  const [existing] = await sql<{ id: string; ticker: string }>(
+    em,
+    `select id, ticker from securities where upper(ticker) = ? and (family_id is null or family_id = ?)
+      order by family_id nulls first limit 1`,
+    [ticker, familyId],
+  );
+  if (existing) return existing;
+  const [created] = await sql<{ id: string; ticker: string }>(
+    em,
+    `insert into securities (id, family_id, ticker, kind, created_at, updated_at)
+      values (gen_random_uuid(), ?, ?, 'standard', now(), now()) returning id, ticker`,
+    [familyId, ticker],
+  );
+  return created!;
+}
+
+/** Records a buy or sell; returns the entry id. The account's sync is queued in the same transaction. */
+export async function createTrade(em: EntityManager, familyId: string, input: NewTrade): Promise<string> {
+  const qty = positiveNumber(input.qty, 'qty');
+  const price = positiveNumber(input.price, 'price');
+  return em.transactional(async (tx) => {
+    const account = await tradeAccount(tx, familyId, input.account_id);
+    const security = await securityFor(tx, familyId, input);
+    const fee = toDecimal(input.fee ?? 0);
+    const signed = await amounts(tx, input.type, qty, price, fee);
+    const detail = tx.create(Trade, {
+      security: security.id,
+      qty: signed.qty,
+      price: toDecimal(price),
+      fee,
+      currency: input.currency ?? account.currency,
+      investmentActivityLabel: DEFAULT_LABELS[input.type],
+    });
+    const verb = input.type === 'sell' ? 'Sell' : 'Buy';
+    const entry = tx.create(Entry, {
+      family: familyId,
+      account: account.id,
+      entryableType: 'Trade',
+      entryableId: detail.id,
+      amount: signed.amount,
+      currency: detail.currency,
+      date: input.date,
+      name: `${verb} ${shown(qty)} shares of ${security.ticker}`,
+      notes: input.notes ?? null,
+    });
+    await queueAccountSync(tx, account.id);
+    return entry.id;
+  });
+}
+
+/**
+ * Changes a trade (seed rules 2-5): `type` or `nature` sets the direction, else the stored one is
+ * kept; when qty, price or direction change, the quantity is re-signed and the amount recomputed
+ * with the stored fee; a custom activity label survives, a default one follows the direction.
+ */
+export async function updateTrade(em: EntityManager, familyId: string, id: string, change: TradeChange): Promise<void> {
+  const qty = change.qty === undefined ? undefined : positiveNumber(change.qty, 'qty');
+  const price = change.price === undefined ? undefined : positiveNumber(change.price, 'price');
+  await em.transactional(async (tx) => {
+    const [visible] = await sql<{ id: string }>(
+      tx,
+      `select e.id from entries e join accounts a on a.id = e.account_id
+        where e.id = ? and e.family_id = ? and e.entryable_type = 'Trade' and a.status in ('active', 'draft')`,
+      [id, familyId],
+    );
+    const entry = visible && (await tx.findOne(Entry, { id }));
+    if (!entry) throw NotFound.entity('Trade');
+    const detail = await tx.findOneOrFail(Trade, entry.entryableId);
+    const stored: TradeDirection = isNegative(detail.qty) ? 'sell' : 'buy';
+    const direction: TradeDirection =
+      change.type ?? (change.nature ? (change.nature === 'inflow' ? 'sell' : 'buy') : stored);
+    if (qty !== undefined || price !== undefined || direction !== stored) {
+      const signed = await amounts(tx, direction, qty ?? absolute(detail.qty), price ?? detail.price, detail.fee);
+      detail.qty = signed.qty;
+      if (price !== undefined) detail.price = toDecimal(price);
+      entry.amount = signed.amount;
+      const label = detail.investmentActivityLabel;
+      if (label === null || label === DEFAULT_LABELS.buy || label === DEFAULT_LABELS.sell) {
+        detail.investmentActivityLabel = DEFAULT_LABELS[direction];
+      }
+    }
+    if (change.investment_activity_label !== undefined)
+      detail.investmentActivityLabel = change.investment_activity_label;
+    if (change.date !== undefined) entry.date = change.date;
+    if (change.name !== undefined) entry.name = change.name;
+    if (change.notes !== undefined) entry.notes = change.notes;
+    if (change.currency !== undefined) entry.currency = detail.currency = change.currency;
+    detail.updatedAt = entry.updatedAt = new Date();
+    await queueAccountSync(tx, entry.account.id);
+  });
+}
+
+/** Deletes a trade (entry and details) and queues its account's sync. */
+export async function deleteTrade(em: EntityManager, familyId: string, id: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const entry = await tx.findOne(Entry, { id, family: familyId, entryableType: 'Trade' });
+    if (!entry) throw NotFound.entity('Trade');
+    await tx.nativeDelete(Entry, { id: entry.id });
+    await tx.nativeDelete(Trade, { id: entry.entryableId });
+    await queueAccountSync(tx, entry.account.id);
+  });
+}
