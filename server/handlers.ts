@@ -1,5 +1,6 @@
 import { accountsHandlers } from './accounts/accounts.handlers.ts';
 import { categoriesHandlers } from './categories/categories.handlers.ts';
+import { holdingsHandlers } from './holdings/holdings.handlers.ts';
 import type { Handler, OperationId } from './http/contract.ts';
 import { merchantsHandlers } from './merchants/merchants.handlers.ts';
 import { securitiesHandlers } from './securities/securities.handlers.ts';
@@ -21,4 +22,5 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...transactionsHandlers,
   ...valuationsHandlers,
   ...tradesHandlers,
+  ...holdingsHandlers,
 };

@@ -6,6 +6,7 @@ import { Migration20261122000000_initial } from './migrations/Migration202611220
 import { Migration20261122010000_rate_limits } from './migrations/Migration20261122010000_rate_limits.ts';
 import { Migration20261122020000_entry_counts } from './migrations/Migration20261122020000_entry_counts.ts';
 import { Migration20261122030000_account_sync } from './migrations/Migration20261122030000_account_sync.ts';
+import { Migration20261122040000_holdings } from './migrations/Migration20261122040000_holdings.ts';
 import { installJobQueue } from '../jobs/job-queue.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
@@ -16,6 +17,7 @@ const migrations = [
   { name: 'Migration20261122010000_rate_limits', class: Migration20261122010000_rate_limits },
   { name: 'Migration20261122020000_entry_counts', class: Migration20261122020000_entry_counts },
   { name: 'Migration20261122030000_account_sync', class: Migration20261122030000_account_sync },
+  { name: 'Migration20261122040000_holdings', class: Migration20261122040000_holdings },
 ];
 
 /** ORM options for a database URL. */

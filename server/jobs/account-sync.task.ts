@@ -3,6 +3,7 @@ import type { Task } from 'graphile-worker';
 import { accountClassification } from '../accounts/account.view.ts';
 import type { AccountType } from '../accounts/account.entity.ts';
 import { runStatement } from '../db/sql.ts';
+import { positions } from '../holdings/holding.positions.ts';
 
 export interface AccountSyncPayload {
   account_id: string;
@@ -40,6 +41,82 @@ export async function syncAccount(client: PoolClient, accountId: string): Promis
   });
 }
 
+/** Today as PostgreSQL sees it (the balance query's `current_date`), so both parts of a sync agree. */
+async function today(client: PoolClient): Promise<string> {
+  const [row] = await runStatement<{ today: string }>(client, {
+    text: "select to_char(current_date, 'YYYY-MM-DD') as today",
+    params: [],
+  });
+  return row!.today;
+}
+
+/**
+ * The account's holdings, recomputed from all its trades and the known prices of their
+ * securities: rows are upserted by (security, date), so an unchanged position keeps its id, and
+ * rows no longer derived are removed.
+ */
+export async function syncHoldings(client: PoolClient, accountId: string): Promise<number> {
+  const trades = await runStatement<{
+    security_id: string;
+    date: string;
+    qty: string;
+    price: string;
+    currency: string;
+  }>(client, {
+    text: `select t.security_id, to_char(e.date, 'YYYY-MM-DD') as date, t.qty::text as qty, t.price::text as price, t.currency
+             from entries e join trades t on t.id = e.entryable_id
+            where e.account_id = ?::uuid and e.entryable_type = 'Trade'
+            order by e.date, e.created_at, e.id`,
+    params: [accountId],
+  });
+  const securityIds = [...new Set(trades.map((trade) => trade.security_id))];
+  const prices = await runStatement<{ security_id: string; date: string; price: string }>(client, {
+    text: `select security_id, to_char(date, 'YYYY-MM-DD') as date, price::text as price
+             from security_prices where security_id = any(?::uuid[]) and date <= current_date`,
+    params: [securityIds],
+  });
+  const rows = positions(
+    trades.map((trade) => ({
+      securityId: trade.security_id,
+      date: trade.date,
+      qty: Number(trade.qty),
+      price: Number(trade.price),
+      currency: trade.currency,
+    })),
+    prices.map((price) => ({ securityId: price.security_id, date: price.date, price: Number(price.price) })),
+    await today(client),
+  );
+  await runStatement(client, {
+    text: `
+      with derived as (
+        select * from unnest(?::uuid[], ?::date[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::text[])
+          as d(security_id, date, qty, price, amount, avg_cost, currency)
+      ), removed as (
+        delete from holdings h where h.account_id = ?::uuid
+          and not exists (select 1 from derived d where d.security_id = h.security_id and d.date = h.date)
+      )
+      insert into holdings (account_id, security_id, date, qty, price, amount, avg_cost, currency)
+        select ?::uuid, security_id, date, qty, price, amount, avg_cost, currency from derived
+      on conflict (account_id, security_id, date) do update
+        set qty = excluded.qty, price = excluded.price, amount = excluded.amount, avg_cost = excluded.avg_cost,
+            currency = excluded.currency, updated_at = now()
+        where (holdings.qty, holdings.price, holdings.amount, holdings.avg_cost, holdings.currency)
+          is distinct from (excluded.qty, excluded.price, excluded.amount, excluded.avg_cost, excluded.currency)`,
+    params: [
+      rows.map((row) => row.securityId),
+      rows.map((row) => row.date),
+      rows.map((row) => String(row.qty)),
+      rows.map((row) => String(row.price)),
+      rows.map((row) => String(row.amount)),
+      rows.map((row) => (row.avgCost === null ? null : String(row.avgCost))),
+      rows.map((row) => row.currency),
+      accountId,
+      accountId,
+    ],
+  });
+  return rows.length;
+}
+
 /** The `account_sync` task: one account, in one transaction. */
 export const accountSyncTask: Task = async (payload, helpers) => {
   const accountId = (payload as Partial<AccountSyncPayload> | null)?.account_id;
@@ -48,6 +125,7 @@ export const accountSyncTask: Task = async (payload, helpers) => {
     await client.query('begin');
     try {
       await syncAccount(client as unknown as PoolClient, accountId);
+      await syncHoldings(client as unknown as PoolClient, accountId);
       await client.query('commit');
     } catch (error) {
       await client.query('rollback');

@@ -1,0 +1,54 @@
+import type { EntityManager } from '../db/orm.ts';
+import { pagedRows, sql } from '../db/sql.ts';
+import { NotFound } from '../http/errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import type { HoldingRow } from './holding.view.ts';
+
+export interface HoldingFilters {
+  account_id?: string;
+  account_ids?: string[];
+  date?: string;
+  start_date?: string;
+  end_date?: string;
+  security_id?: string;
+}
+
+const SELECT = `
+  h.id, h.date, h.qty::text as qty, h.price::text as price, h.amount::text as amount,
+  h.avg_cost::text as avg_cost, h.currency, h.created_at, h.updated_at,
+  a.id as account_id, a.name as account_name, a.account_type,
+  s.id as security_id, s.ticker as security_ticker, s.name as security_name`;
+
+const FROM = `holdings h join accounts a on a.id = h.account_id join securities s on s.id = h.security_id`;
+
+/** The holdings a family sees: of its own accounts that are in use (active or draft), list and show alike. */
+const VISIBLE = `a.family_id = ? and a.status in ('active', 'draft')`;
+
+export function searchHoldings(em: EntityManager, familyId: string, filters: HoldingFilters, page: PageRequest) {
+  const conditions = [VISIBLE];
+  const params: unknown[] = [familyId];
+  const add = (condition: string, value: unknown) => {
+    conditions.push(condition);
+    params.push(value);
+  };
+  if (filters.account_id) add('h.account_id = ?', filters.account_id);
+  if (filters.account_ids?.length) add('h.account_id = any(?::uuid[])', filters.account_ids);
+  if (filters.security_id) add('h.security_id = ?', filters.security_id);
+  if (filters.date) add('h.date = ?', filters.date);
+  if (filters.start_date) add('h.date >= ?', filters.start_date);
+  if (filters.end_date) add('h.date <= ?', filters.end_date);
+  return pagedRows<HoldingRow>(
+    em,
+    { select: SELECT, from: `${FROM} where ${conditions.join(' and ')}`, orderBy: 'h.date, s.ticker, h.id', params },
+    page,
+  );
+}
+
+export async function findHolding(em: EntityManager, familyId: string, id: string): Promise<HoldingRow> {
+  const [row] = await sql<HoldingRow>(em, `select ${SELECT} from ${FROM} where h.id = ? and ${VISIBLE}`, [
+    id,
+    familyId,
+  ]);
+  if (!row) throw NotFound.entity('Holding');
+  return row;
+}
