@@ -37,9 +37,18 @@ export function searchHoldings(em: EntityManager, familyId: string, filters: Hol
   if (filters.date) add('h.date = ?', filters.date);
   if (filters.start_date) add('h.date >= ?', filters.start_date);
   if (filters.end_date) add('h.date <= ?', filters.end_date);
+  const where = conditions.join(' and ');
   return pagedRows<HoldingRow>(
     em,
-    { select: SELECT, from: `${FROM} where ${conditions.join(' and ')}`, orderBy: 'h.date, s.ticker, h.id', params },
+    {
+      select: SELECT,
+      from: `${FROM} where ${where}`,
+      // Date order (then security): the order of the account index, so a page is read, not sorted.
+      orderBy: 'h.date, h.security_id',
+      params,
+      // Every holding has its security (a foreign key): the total needs no join to it.
+      count: { text: `select count(*) from holdings h join accounts a on a.id = h.account_id where ${where}`, params },
+    },
     page,
   );
 }

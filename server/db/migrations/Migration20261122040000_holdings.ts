@@ -30,6 +30,7 @@ export class Migration20261122040000_holdings extends Migration {
         updated_at timestamptz not null default now(),
         unique (account_id, security_id, date)
       )`);
-    this.addSql(`create index holdings_account_date_idx on holdings (account_id, date)`);
+    // The list: an account's holdings in date order, a page at a time.
+    this.addSql(`create index holdings_account_date_idx on holdings (account_id, date, security_id)`);
   }
 }
