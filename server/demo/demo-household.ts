@@ -7,6 +7,7 @@ import { toDecimal } from '../money/money.ts';
 import { Security } from '../securities/security.entity.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
+import { createTrade } from '../trades/trade.service.ts';
 import { insertTransactions, type BulkTransaction } from '../transactions/transaction.bulk-insert.ts';
 import { createUserWithFamily } from '../users/user.service.ts';
 import type { User } from '../users/user.entity.ts';
@@ -33,11 +34,19 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
     aiEnabled: true,
   });
   const account = (name: string, accountType: AccountType, subtype: string, balance: number) =>
-    em.create(Account, { family, name, accountType, subtype, currency: family.currency, balance: toDecimal(balance) });
+    em.create(Account, {
+      family,
+      name,
+      accountType,
+      subtype,
+      currency: family.currency,
+      balance: toDecimal(balance),
+      openingBalance: toDecimal(balance),
+    });
   const checking = account('Everyday Checking', 'depository', 'checking', 4250.18);
   const savings = account('High-Yield Savings', 'depository', 'savings', 18500);
   const card = account('Rewards Visa', 'credit_card', 'credit_card', 1240.55);
-  account('Brokerage', 'investment', 'brokerage', 52300.42);
+  const brokerage = account('Brokerage', 'investment', 'brokerage', 52300.42);
 
   const category = (name: string, color: string, icon: string, parent: Category | null = null) =>
     em.create(Category, { family, name, color, icon, parent });
@@ -190,5 +199,29 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
   await insertTransactions(em, rows);
   // Balances follow from the entries once the worker has synced each account.
   for (const accountId of new Set(rows.map((row) => row.accountId))) await queueAccountSync(em, accountId);
+  // A few trades, so that holdings have something to show (each queues the brokerage's sync).
+  const monthsAgo = (months: number) => {
+    const date = new Date();
+    date.setUTCMonth(date.getUTCMonth() - months, 15);
+    return date.toISOString().slice(0, 10);
+  };
+  const trades: [number, 'buy' | 'sell', number, number, string][] = [
+    [11, 'buy', 20, 221.5, 'VTI'],
+    [9, 'buy', 15, 98.2, 'BND'],
+    [7, 'buy', 10, 234.1, 'VTI'],
+    [4, 'sell', 5, 248.75, 'VTI'],
+    [2, 'buy', 8, 101.3, 'BND'],
+  ];
+  for (const [months, type, qty, price, ticker] of trades) {
+    await createTrade(em, family.id, {
+      account_id: brokerage.id,
+      date: monthsAgo(months),
+      type,
+      qty,
+      price,
+      ticker,
+      fee: 1,
+    });
+  }
   return { user, family };
 }

@@ -58,6 +58,15 @@ describe('npm start', () => {
     expect(dates).toEqual([...dates].sort().reverse());
     expect((await fetch(`${base}/docs`)).status).toBe(200);
 
+    // The worker inside npm start syncs the demo accounts: the brokerage's trades become holdings.
+    const holdings = async () => {
+      const response = await fetch(`${base}/api/v1/holdings`, { headers: { 'x-api-key': key } });
+      return ((await response.json()) as { meta: { total_count: number } }).meta.total_count;
+    };
+    const deadline = Date.now() + 30_000;
+    while ((await holdings()) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await holdings()).toBeGreaterThan(0);
+
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
 
