@@ -101,3 +101,11 @@ export async function pagedRows<Row>(
 export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
+
+/** The `start_date`/`end_date` filter of a list (both inclusive) as conditions on `column`. */
+export function dateRange(column: string, filters: { start_date?: string; end_date?: string }): Statement[] {
+  const conditions: Statement[] = [];
+  if (filters.start_date) conditions.push({ text: `${column} >= ?`, params: [filters.start_date] });
+  if (filters.end_date) conditions.push({ text: `${column} <= ?`, params: [filters.end_date] });
+  return conditions;
+}

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../db/orm.ts';
-import { pagedRows, sql } from '../db/sql.ts';
+import { dateRange, pagedRows, sql } from '../db/sql.ts';
 import { NotFound } from '../http/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { HoldingRow } from './holding.view.ts';
@@ -35,8 +35,7 @@ export function searchHoldings(em: EntityManager, familyId: string, filters: Hol
   if (filters.account_ids?.length) add('h.account_id = any(?::uuid[])', filters.account_ids);
   if (filters.security_id) add('h.security_id = ?', filters.security_id);
   if (filters.date) add('h.date = ?', filters.date);
-  if (filters.start_date) add('h.date >= ?', filters.start_date);
-  if (filters.end_date) add('h.date <= ?', filters.end_date);
+  for (const condition of dateRange('h.date', filters)) add(condition.text, condition.params[0]);
   const where = conditions.join(' and ');
   return pagedRows<HoldingRow>(
     em,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../db/orm.ts';
-import { pagedRows, sql } from '../db/sql.ts';
+import { dateRange, pagedRows, sql } from '../db/sql.ts';
 import { NotFound } from '../http/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { TradeRow } from './trade.view.ts';
@@ -38,13 +38,9 @@ export function searchTrades(em: EntityManager, familyId: string, filters: Trade
     conditions.push('e.account_id = any(?::uuid[])');
     params.push(filters.account_ids);
   }
-  if (filters.start_date) {
-    conditions.push('e.date >= ?');
-    params.push(filters.start_date);
-  }
-  if (filters.end_date) {
-    conditions.push('e.date <= ?');
-    params.push(filters.end_date);
+  for (const condition of dateRange('e.date', filters)) {
+    conditions.push(condition.text);
+    params.push(...condition.params);
   }
   return pagedRows<TradeRow>(
     em,

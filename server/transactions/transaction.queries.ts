@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, pagedRows, sql, type ListingQuery, type Statement } from '../db/sql.ts';
+import { containsPattern, dateRange, pagedRows, sql, type ListingQuery, type Statement } from '../db/sql.ts';
 import { NotFound } from '../http/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { TransactionRow } from './transaction.view.ts';
@@ -66,13 +66,9 @@ function whereClause(familyId: string, filters: TransactionFilters) {
   }
   // Only these conditions read the transaction details (`t`); the others read the entry alone.
   const needsDetail = conditions.length > detailFilters;
-  if (filters.start_date) {
-    conditions.push('e.date >= ?');
-    params.push(filters.start_date);
-  }
-  if (filters.end_date) {
-    conditions.push('e.date <= ?');
-    params.push(filters.end_date);
+  for (const condition of dateRange('e.date', filters)) {
+    conditions.push(condition.text);
+    params.push(...condition.params);
   }
   // Amount bounds compare magnitudes: a 50.00 income and a 50.00 expense are both "50".
   if (filters.min_amount !== undefined) {

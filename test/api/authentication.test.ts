@@ -103,14 +103,11 @@ describe('scopes', () => {
 });
 
 describe('operations not built yet', () => {
-  it.each(['listImports'] as const)(
-    '%s answers 501 not_implemented in the error shape',
-    async (operationId) => {
-      const response = await server.api.call(operationId, { key: household.readKey });
-      expect(response.status).toBe(501);
-      expect(response.body.error).toBe('not_implemented');
-    },
-  );
+  it.each(['listImports'] as const)('%s answers 501 not_implemented in the error shape', async (operationId) => {
+    const response = await server.api.call(operationId, { key: household.readKey });
+    expect(response.status).toBe(501);
+    expect(response.body.error).toBe('not_implemented');
+  });
 });
 
 describe('routes outside the contract', () => {
