@@ -181,6 +181,48 @@ interface Enclosing {
  * sit at the same indentation as its key (`entries:` / `- model: ...`). Keys met at the node's own
  * level before its parent are its siblings.
  */
+/** Lines starting at most this far in are indexed: an entry and its parents sit there in practice. */
+const SHALLOW = 4;
+
+let lastShallow: { text: string; starts: number[] } | undefined;
+
+/**
+ * Starts of the lines with content at column SHALLOW or less, kept for the last text: the walk up
+ * from an entry to `entries:` visits only these instead of every line above.
+ */
+function shallowLines(text: string): number[] {
+  if (lastShallow?.text === text) return lastShallow.starts;
+  const starts: number[] = [];
+  for (let start = 0; start < text.length; start = lineEnd(text, start) + 1) {
+    let first = start;
+    while (first - start <= SHALLOW && (text[first] === ' ' || text[first] === '\t')) first++;
+    const lead = text[first];
+    if (first - start <= SHALLOW && lead !== undefined && lead !== '\n' && lead !== '\r' && lead !== '#') {
+      starts.push(start);
+    }
+  }
+  lastShallow = { text, starts };
+  return starts;
+}
+
+/** The line above `start` that may matter to a walk looking for content at column `target` or less. */
+function lineAbove(text: string, start: number, target: number): number | undefined {
+  if (target > SHALLOW) return previousLine(text, start);
+  // Deeper lines would be skipped anyway: jump to the nearest shallow line above.
+  const starts = shallowLines(text);
+  let low = 0;
+  let high = starts.length - 1;
+  let found: number | undefined;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    if (starts[mid]! < start) {
+      found = starts[mid];
+      low = mid + 1;
+    } else high = mid - 1;
+  }
+  return found;
+}
+
 function enclosingNodes(
   text: string,
   lineStart: number,
@@ -191,7 +233,7 @@ function enclosingNodes(
   const found: Enclosing = { chain: [], passedContent: false };
   let target = column;
   let item = isItem;
-  for (let start = previousLine(text, lineStart); start !== undefined; start = previousLine(text, start)) {
+  for (let start = lineAbove(text, lineStart, target); start !== undefined; start = lineAbove(text, start, target)) {
     // Most lines above are deeper, blank, or sibling items: skip them without reading their shape,
     // since the walk may cross every entry above the cursor.
     let first = start;

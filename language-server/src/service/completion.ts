@@ -44,7 +44,15 @@ export interface CompletionResult {
   items: CompletionEntry[];
   /** Offsets of the word the items replace. */
   range: Range;
+  /** More items match than were sent (the client asks again as the word grows). */
+  incomplete: boolean;
 }
+
+/**
+ * Most items one answer carries. A file of thousands of entries offers thousands of ids after
+ * `!KeyOf`: the nearest ones that match what is typed are sent, and the list is marked incomplete.
+ */
+const MAX_ITEMS = 200;
 
 /** The labels the identity service reads (facts of the format, see the blueprint reference). */
 export const knownLabels = [
@@ -96,14 +104,20 @@ export function doComplete(
   const context = completionContext(text, offset);
   if (!context) {
     const at = Math.max(0, Math.min(offset, text.length));
-    return { items: [], range: [at, at] };
+    return { items: [], range: [at, at], incomplete: false };
   }
-  const items = itemsAt({ text, root, index, context }).map((item, position) => ({
+  let drafts = itemsAt({ text, root, index, context });
+  const incomplete = drafts.length > MAX_ITEMS;
+  if (incomplete) {
+    const typed = context.typed.toLowerCase();
+    drafts = drafts.filter((item) => item.label.toLowerCase().includes(typed)).slice(0, MAX_ITEMS);
+  }
+  const items = drafts.map((item, position) => ({
     ...item,
     insertText: (context.spaceBefore ? ' ' : '') + item.insertText,
     sortText: String(position).padStart(4, '0'),
   }));
-  return { items, range: context.range };
+  return { items, range: context.range, incomplete };
 }
 
 type Draft = Omit<CompletionEntry, 'sortText'>;

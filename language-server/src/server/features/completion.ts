@@ -50,7 +50,7 @@ export function registerCompletion(context: FeatureContext): ServerCapabilities 
       const offset = state.document.offsetAt(params.position);
       const result = doComplete(state.text, state.root, offset, state.schema.service.index);
       const range = toRange(state.document, result.range);
-      return { isIncomplete: false, items: result.items.map((entry) => toCompletionItem(entry, range)) };
+      return { isIncomplete: result.incomplete, items: result.items.map((entry) => toCompletionItem(entry, range)) };
     }),
   );
   // ' ' after `key:` or `!KeyOf`, ':' right after a key, '!' for tags, '-' for a new item, '[' and ',' in tag arguments.
