@@ -3,7 +3,10 @@
  * keystrokes is validated once; `run` receives the version it was scheduled for and must drop its
  * result when a newer version has arrived meanwhile (see `isCurrent`).
  */
-export function createDiagnosticsScheduler(delayMs: number, run: (uri: string, version: number) => Promise<void>) {
+export function createDiagnosticsScheduler(
+  delayMs: () => number,
+  run: (uri: string, version: number) => Promise<void>,
+) {
   const timers = new Map<string, NodeJS.Timeout>();
   const latest = new Map<string, number>();
   return {
@@ -14,7 +17,7 @@ export function createDiagnosticsScheduler(delayMs: number, run: (uri: string, v
         timers.delete(uri);
         void run(uri, version);
       };
-      timers.set(uri, setTimeout(fire, immediately ? 0 : delayMs));
+      timers.set(uri, setTimeout(fire, immediately ? 0 : delayMs()));
     },
     /** Whether `version` is still the newest one scheduled for the document. */
     isCurrent(uri: string, version: number): boolean {

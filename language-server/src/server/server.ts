@@ -20,7 +20,11 @@ import { SchemaCache } from './schema-source.ts';
 export interface ServerOptions {
   /** The schema used when neither a modeline nor the `blueprint.schema` setting names one. */
   bundledSchema: string;
-  /** Milliseconds of quiet after a change before the document is validated again. */
+  /**
+   * Milliseconds of quiet after a change before the document is validated again (default 10: a
+   * validation of changed entries takes tens of ms, so only keystrokes this close are merged).
+   * A client may set its own with `initializationOptions.diagnosticsDelayMs`.
+   */
   debounceMs?: number;
 }
 
@@ -74,15 +78,19 @@ export function startServer(connection: Connection, options: ServerOptions): voi
     const diagnostics = problems.map((found) => toDiagnostic(document, found));
     await connection.sendDiagnostics({ uri, version, diagnostics });
   };
-  const scheduler = createDiagnosticsScheduler(options.debounceMs ?? 25, async (uri, version) => {
-    try {
-      await publish(uri, version);
-    } catch (error) {
-      log(`blueprint: validation of ${uri} failed: ${error instanceof Error ? error.message : String(error)}`);
-      const document = documents.get(uri);
-      if (document) await sendSchemaProblem(uri, document, error);
-    }
-  });
+  let delayMs = options.debounceMs ?? 10;
+  const scheduler = createDiagnosticsScheduler(
+    () => delayMs,
+    async (uri, version) => {
+      try {
+        await publish(uri, version);
+      } catch (error) {
+        log(`blueprint: validation of ${uri} failed: ${error instanceof Error ? error.message : String(error)}`);
+        const document = documents.get(uri);
+        if (document) await sendSchemaProblem(uri, document, error);
+      }
+    },
+  );
 
   /** A schema that cannot be loaded is shown on the document, not only in a log. */
   const sendSchemaProblem = async (uri: string, document: TextDocument, error: unknown) => {
@@ -106,8 +114,10 @@ export function startServer(connection: Connection, options: ServerOptions): voi
     clientPullsSettings = params.capabilities.workspace?.configuration === true;
     const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
     workspaceFolder = folder?.startsWith('file:') ? fileURLToPath(folder) : undefined;
-    const initial = (params.initializationOptions as { settings?: unknown } | undefined)?.settings;
-    if (initial !== undefined) pushedSettings = readSettings(initial);
+    const initialization = (params.initializationOptions ?? {}) as { settings?: unknown; diagnosticsDelayMs?: unknown };
+    if (initialization.settings !== undefined) pushedSettings = readSettings(initialization.settings);
+    const delay = initialization.diagnosticsDelayMs;
+    if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) delayMs = Math.min(delay, 10_000);
     const capabilities: ServerCapabilities = {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
       ...featureCapabilities,

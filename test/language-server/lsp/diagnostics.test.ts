@@ -24,7 +24,8 @@ describe('diagnostics over stdio', () => {
 
   beforeAll(async () => {
     client = new LspClient();
-    await client.initialize(pathToFileURL(folder).href);
+    // A delay longer than the test's five changes take to send, however loaded the machine is.
+    await client.initialize(pathToFileURL(folder).href, { diagnosticsDelayMs: 300 });
   });
   afterAll(async () => {
     expect(await client.stop()).toBe(0);
