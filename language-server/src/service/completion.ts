@@ -1,7 +1,7 @@
 import { entryAt, listEntries, plainString, type EntryRef } from './blueprint-entries.ts';
 import type { BNode } from './blueprint-node.ts';
 import { completionContext, type CompletionContext, type ContextStep } from './completion-context.ts';
-import { resolvePointer } from './json-pointer.ts';
+import { childSchemas, describe, expand, isObjectSchema, MAX_CHOICES, typesOf } from './completion-schema.ts';
 import type { Range } from './problem.ts';
 import { isObject, type JsonObject, type ModelInfo, type SchemaIndex } from './schema-index.ts';
 import { blueprintTags, conditionModes, enumerateOutputs } from './tag-table.ts';
@@ -79,9 +79,6 @@ const tagSnippets: Readonly<Record<string, string>> = {
   '!Value': '!Value ${1:0}',
   '!AtIndex': '!AtIndex [${1:object}, ${2:key}]',
 };
-
-/** Enums up to this size become a choice in the inserted key's snippet. */
-const MAX_CHOICES = 12;
 
 /** What the item builders share. */
 interface Site {
@@ -165,35 +162,6 @@ function modelOf(site: Site): ModelInfo | undefined {
 
 // ---- the schema at the cursor
 
-/** Follows `$ref`s and flattens `anyOf`/`oneOf`/`allOf` into the schemas a value may match. */
-function expand(index: SchemaIndex, schemas: readonly unknown[], depth = 0): JsonObject[] {
-  const found: JsonObject[] = [];
-  for (let schema of schemas) {
-    for (let hop = 0; hop < 8 && isObject(schema) && typeof schema.$ref === 'string'; hop++) {
-      schema = resolvePointer(index.root, schema.$ref);
-    }
-    if (!isObject(schema)) continue;
-    found.push(schema);
-    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-      const parts = schema[key];
-      if (Array.isArray(parts) && depth < 4) found.push(...expand(index, parts, depth + 1));
-    }
-  }
-  return found;
-}
-
-function childSchemas(index: SchemaIndex, schemas: readonly JsonObject[], step: ContextStep): JsonObject[] {
-  const found: unknown[] = [];
-  for (const schema of expand(index, schemas)) {
-    if (step.kind === 'key') {
-      const properties = isObject(schema.properties) ? schema.properties : {};
-      if (Object.hasOwn(properties, step.name)) found.push(properties[step.name]);
-      else if (isObject(schema.additionalProperties)) found.push(schema.additionalProperties);
-    } else found.push(Array.isArray(schema.items) ? schema.items[step.index ?? 0] : schema.items);
-  }
-  return found.filter(isObject);
-}
-
 /**
  * The schemas of the node at the cursor's path. In an entry, the branch of its model; without a
  * known model, every branch, as far as they agree (the entry's keys and `state`, not its fields).
@@ -211,53 +179,6 @@ function schemaAt(site: Site): JsonObject[] {
     }
   });
   return schemas;
-}
-
-function typesOf(index: SchemaIndex, schemas: readonly JsonObject[]): Set<string> {
-  const types = new Set<string>();
-  for (const schema of expand(index, schemas)) {
-    for (const type of [schema.type].flat()) if (typeof type === 'string') types.add(type);
-    if (isObject(schema.properties)) types.add('object');
-    // A constant or an enum without a `type` still says what it holds.
-    if (schema.type === undefined) {
-      for (const value of [schema.const, ...(Array.isArray(schema.enum) ? schema.enum : [])]) {
-        if (value !== undefined && value !== null && typeof value !== 'object') types.add(typeof value);
-      }
-    }
-  }
-  return types;
-}
-
-const isObjectSchema = (index: SchemaIndex, schemas: readonly JsonObject[]): boolean =>
-  typesOf(index, schemas).has('object');
-
-/** A one-line summary (detail) and markdown documentation of a key's or value's schema. */
-function describe(index: SchemaIndex, schemas: readonly JsonObject[]): { detail: string; documentation: string } {
-  const all = expand(index, schemas);
-  const description = all.map((schema) => schema.description).find((text) => typeof text === 'string');
-  const types = [...typesOf(index, schemas)];
-  const pick = (key: string): unknown => all.find((schema) => schema[key] !== undefined)?.[key];
-  const items = expand(
-    index,
-    all.map((schema) => schema.items),
-  );
-  const itemTypes = [...typesOf(index, items)];
-  const format = pick('format');
-  const enumValues = pick('enum');
-  let detail = types.join(' | ') || 'any';
-  if (types.includes('array') && itemTypes.length > 0) detail = `array of ${itemTypes.join(' | ')}`;
-  if (typeof format === 'string') detail += ` (${format})`;
-  const facts = [`type: ${detail}`];
-  if (Array.isArray(enumValues)) {
-    const shown = enumValues.slice(0, MAX_CHOICES).map((value) => `\`${String(value)}\``);
-    facts.push(`one of: ${shown.join(', ')}${enumValues.length > MAX_CHOICES ? `, … (${enumValues.length})` : ''}`);
-  }
-  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength', 'default']) {
-    const value = pick(key);
-    if (value !== undefined) facts.push(`${key}: \`${JSON.stringify(value)}\``);
-  }
-  const text = typeof description === 'string' ? `${description}\n\n` : '';
-  return { detail, documentation: text + facts.map((fact) => `- ${fact}`).join('\n') };
 }
 
 // ---- keys
