@@ -1,6 +1,6 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { formatMoney, toMinorUnits } from '../money/money.ts';
+import { formatMoney, toMinorUnits, trimDecimal } from '../money/money.ts';
 
 /** A holding as read by the holding queries, with its account and security. */
 export interface HoldingRow {
@@ -26,7 +26,7 @@ export function holdingView(row: HoldingRow) {
   return {
     id: row.id,
     date: row.date,
-    qty: row.qty.includes('.') ? row.qty.replace(/\.?0+$/, '') : row.qty,
+    qty: trimDecimal(row.qty),
     price: formatMoney(row.price, row.currency),
     price_cents: toMinorUnits(row.price, row.currency),
     amount: formatMoney(row.amount, row.currency),

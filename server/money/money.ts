@@ -86,3 +86,8 @@ export function negate(amount: string): string {
 export function isNegative(amount: string): boolean {
   return scaledOf(amount) < 0n;
 }
+
+/** A decimal string without trailing fractional zeros, as people write quantities: "10.00000000" -> "10". */
+export function trimDecimal(decimal: string): string {
+  return decimal.includes('.') ? decimal.replace(/\.?0+$/, '') : decimal;
+}

@@ -3,8 +3,9 @@ import type { EntityManager } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
 import { NotFound, ValidationFailed } from '../http/errors.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
-import { absolute, isNegative, toDecimal } from '../money/money.ts';
+import { absolute, isNegative, toDecimal, trimDecimal } from '../money/money.ts';
 import { Trade } from './trade.entity.ts';
+import { findTrade } from './trade.queries.ts';
 
 export type TradeDirection = 'buy' | 'sell';
 
@@ -50,11 +51,6 @@ function positiveNumber(value: number | string | undefined, field: 'qty' | 'pric
   const decimal = typeof value === 'number' ? String(value) : value.trim();
   if (Number(decimal) <= 0) throw ValidationFailed.at(at, NOT_POSITIVE);
   return decimal.replace(/^\+/, '');
-}
-
-/** "10.00000000" -> "10": quantities as people write them, for the entry's name. */
-function shown(decimal: string): string {
-  return decimal.includes('.') ? decimal.replace(/\.?0+$/, '') : decimal;
 }
 
 /**
@@ -143,7 +139,7 @@ export async function createTrade(em: EntityManager, familyId: string, input: Ne
       amount: signed.amount,
       currency: detail.currency,
       date: input.date,
-      name: `${verb} ${shown(qty)} shares of ${security.ticker}`,
+      name: `${verb} ${trimDecimal(qty)} shares of ${security.ticker}`,
       notes: input.notes ?? null,
     });
     await queueAccountSync(tx, account.id);
@@ -160,14 +156,9 @@ export async function updateTrade(em: EntityManager, familyId: string, id: strin
   const qty = change.qty === undefined ? undefined : positiveNumber(change.qty, 'qty');
   const price = change.price === undefined ? undefined : positiveNumber(change.price, 'price');
   await em.transactional(async (tx) => {
-    const [visible] = await sql<{ id: string }>(
-      tx,
-      `select e.id from entries e join accounts a on a.id = e.account_id
-        where e.id = ? and e.family_id = ? and e.entryable_type = 'Trade' and a.status in ('active', 'draft')`,
-      [id, familyId],
-    );
-    const entry = visible && (await tx.findOne(Entry, { id }));
-    if (!entry) throw NotFound.entity('Trade');
+    // The list's visibility (findTrade: 404 otherwise), then the rows to change.
+    await findTrade(tx, familyId, id);
+    const entry = await tx.findOneOrFail(Entry, id);
     const detail = await tx.findOneOrFail(Trade, entry.entryableId);
     const stored: TradeDirection = isNegative(detail.qty) ? 'sell' : 'buy';
     const direction: TradeDirection =

@@ -1,6 +1,6 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { absolute, formatMoney, isNegative, toMinorUnits } from '../money/money.ts';
+import { absolute, formatMoney, isNegative, toMinorUnits, trimDecimal } from '../money/money.ts';
 
 /** A trade as read by the trade queries: entry, details, account and security. */
 export interface TradeRow {
@@ -33,7 +33,7 @@ export function tradeView(row: TradeRow) {
     currency: row.currency,
     name: row.name,
     notes: row.notes,
-    qty: trimZeros(absolute(row.qty)),
+    qty: trimDecimal(absolute(row.qty)),
     price: formatMoney(row.price, row.currency),
     price_cents: toMinorUnits(row.price, row.currency),
     type: isNegative(row.qty) ? ('sell' as const) : ('buy' as const),
@@ -44,9 +44,4 @@ export function tradeView(row: TradeRow) {
     created_at: isoTimestamp(row.created_at),
     updated_at: isoTimestamp(row.updated_at),
   };
-}
-
-/** "10.00000000" -> "10", "2.50000000" -> "2.5". */
-function trimZeros(decimal: string): string {
-  return decimal.includes('.') ? decimal.replace(/\.?0+$/, '') : decimal;
 }

@@ -74,7 +74,7 @@ export function startServer(connection: Connection, options: ServerOptions): voi
     const settings = await settingsOf(uri);
     const problems = settings.validate ? await sessions.validate(document) : [];
     // A newer version may have arrived while the schema loaded: its own run will publish.
-    if (!scheduler.isCurrent(uri, version) || documents.get(uri)?.version !== version) return;
+    if (documents.get(uri)?.version !== version) return;
     const diagnostics = problems.map((found) => toDiagnostic(document, found));
     await connection.sendDiagnostics({ uri, version, diagnostics });
   };
@@ -180,6 +180,7 @@ export function startServer(connection: Connection, options: ServerOptions): voi
       let problems = 0;
       for (const uri of params.uris) {
         const open = documents.get(uri);
+        // An open document's problems are those of its session (kept per version); others are read from disk.
         const document =
           open ??
           TextDocument.create(
@@ -188,9 +189,9 @@ export function startServer(connection: Connection, options: ServerOptions): voi
             0,
             await readFile(fileURLToPath(uri), 'utf8'),
           );
-        const found = await (
-          await sessions.schemaFor(document)
-        ).service.doValidation(document.getText(), formatOf(document));
+        const found = open
+          ? await sessions.validate(open)
+          : (await sessions.schemaFor(document)).service.doValidation(document.getText(), formatOf(document));
         problems += found.length;
         await connection.sendDiagnostics({ uri, diagnostics: found.map((item) => toDiagnostic(document, item)) });
       }
