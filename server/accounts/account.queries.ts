@@ -4,7 +4,8 @@ import { NotFound } from '../http/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { AccountRow } from './account.view.ts';
 
-const COLUMNS = 'id, name, balance::text as balance, currency, account_type, subtype, status, created_at, updated_at';
+const COLUMNS =
+  'id, name, balance::text as balance, currency, account_type, subtype, status, sync_error, created_at, updated_at';
 
 /** The family's accounts, by name. */
 export function searchAccounts(em: EntityManager, familyId: string, page: PageRequest) {

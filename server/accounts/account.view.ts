@@ -18,6 +18,7 @@ export interface AccountRow {
   account_type: AccountType;
   subtype: string | null;
   status: AccountStatus;
+  sync_error: string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -34,6 +35,7 @@ export function accountView(row: AccountRow) {
     account_type: row.account_type,
     subtype: row.subtype,
     status: row.status,
+    sync_error: row.sync_error,
     created_at: isoTimestamp(row.created_at),
     updated_at: isoTimestamp(row.updated_at),
   };

@@ -387,7 +387,7 @@ export interface paths {
          * Record a trade
          * @description Records a buy or a sell of a security on an account of the family. The security is given by `security_id` or by `ticker` (a new security is created for an unknown ticker); when neither is sent the server answers 422. The account must support trades, that is be an `investment` account or a `crypto` account with subtype `exchange`; any other account is answered with 422 `Account does not support trades`. An `account_id` that is not an account of the family is answered with 404.
          *
-         *     `qty` and `price` are required positive numbers, sent as JSON numbers or decimal strings. A value that is not a number is answered with 422 `qty and price must be valid numbers`; an empty, zero or negative one with 422 `qty and price must be present and positive`. The entry amount is the quantity (negative for a sale) times the price, plus `fee`; the name is generated, for example `Buy 10 shares of VTI`. Requires the `read_write` scope.
+         *     `qty` and `price` are required positive numbers, sent as JSON numbers or decimal strings. A value that is not a number is answered with 422 `qty and price must be valid numbers`; an empty, zero or negative one with 422 `qty and price must be present and positive`. The entry amount is the quantity (negative for a sale) times the price, plus `fee`, and must stay within 9,999,999,999,999.9999. A sale needs the units: selling more than the account holds of the security on that date (or making a later sale do so) is answered with 422 `Cannot sell more shares than held`. The name is generated, for example `Buy 10 shares of VTI`. Requires the `read_write` scope.
          */
         post: operations["createTrade"];
         delete?: never;
@@ -418,7 +418,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a trade
-         * @description Deletes a trade of the family and confirms with its id. Requires the `read_write` scope.
+         * @description Deletes a trade of the family and confirms with its id. A purchase whose units are sold later cannot be deleted while those sales remain (422 `Cannot sell more shares than held`): delete or change the sales first. Requires the `read_write` scope.
          */
         delete: operations["deleteTrade"];
         options?: never;
@@ -445,6 +445,13 @@ export interface paths {
          *
          *     - The trade must be visible under the same filters as `getTrade`,
          *       otherwise the answer is 404.
+         *
+         *     - A generated name (`Buy 10 shares of VTI`) follows a new quantity or
+         *       direction; a name the user set is kept.
+         *
+         *     - After the change, the account must hold a non-negative number of units
+         *       of the security on every date (422 `Cannot sell more shares than
+         *       held`), and no position may exceed the bounds of `TradeNumber`.
          *
          *
          *     Requires the `read_write` scope.
@@ -842,6 +849,8 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "draft" | "disabled" | "pending_deletion";
+            /** @description Null while the balance and holdings are up to date. When the last background update of this account failed, why (the update is retried automatically); until one succeeds, `balance` and the account's holdings may be stale. */
+            sync_error: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1083,7 +1092,7 @@ export interface components {
             amount: components["schemas"]["FormattedMoney"];
             /** @description Absolute value of the amount in minor units of `currency`. */
             amount_cents: number;
-            /** @description Amount in minor units with its stored sign: positive for an expense (outflow), negative for income (inflow). */
+            /** @description Amount in minor units signed from the household's side: positive for income (money in), negative for an expense (money out). */
             signed_amount_cents: number;
             currency: components["schemas"]["Currency"];
             /** @description Label of the transaction. */
@@ -1254,8 +1263,6 @@ export interface components {
                 notes?: string;
             };
         };
-        /** @description Non-negative decimal number written as a string to keep full precision (for example `10.5`). */
-        DecimalString: string;
         /** @description Short form of a security (a tradable instrument). */
         SecurityRef: {
             /** Format: uuid */
@@ -1265,7 +1272,7 @@ export interface components {
             /** @description Full name of the instrument, or null when unknown. */
             name: string | null;
         };
-        /** @description A buy or sell of a security on an investment account (or a crypto exchange account). The entry amount is quantity times price plus fee, negative for a sale; `amount` and `amount_cents` report its absolute value and `type` the direction. */
+        /** @description A buy or sell of a security on an investment account (or a crypto exchange account). The entry amount is quantity times price plus fee: money out for a purchase, negative (money in) for a sale. `qty` and `amount` carry that sign, `amount_cents` the absolute value, and `type` the direction. */
         Trade: {
             /** Format: uuid */
             id: string;
@@ -1274,17 +1281,17 @@ export interface components {
              * @description Trade date (`YYYY-MM-DD`).
              */
             date: string;
-            /** @description Absolute total of the trade (quantity times price plus fee), formatted. */
+            /** @description Total of the trade (quantity times price plus fee), formatted, negative for a sale. */
             amount: components["schemas"]["FormattedMoney"];
-            /** @description The same total in minor units of `currency`. */
+            /** @description The absolute total in minor units of `currency`. */
             amount_cents: number;
             currency: components["schemas"]["Currency"];
             /** @description Label, generated as for example `Buy 10 shares of VTI` unless set by the client. */
             name: string;
             /** @description Free-text notes, or null. */
             notes: string | null;
-            /** @description Number of units traded (absolute value; the direction is in `type`). */
-            qty: components["schemas"]["DecimalString"];
+            /** @description Number of units traded as a decimal string, negative for a sale (for example `10` or `-2.5`). */
+            qty: string;
             /** @description Price per unit, formatted. */
             price: components["schemas"]["FormattedMoney"];
             /** @description Price per unit in minor units of `currency`. */
@@ -1311,7 +1318,7 @@ export interface components {
             data: components["schemas"]["Trade"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description A positive number, sent either as a JSON number or as a decimal string (for example `10` or `"10.25"`). The server checks the value itself: text that is not a number is answered with 422 `qty and price must be valid numbers`; zero or a negative value with 422 `qty and price must be present and positive`. */
+        /** @description A positive number, sent either as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: a quantity keeps up to 8 decimal places and is at most 1,000,000,000,000; a price keeps up to 4 decimal places and is at most 1,000,000,000. The server checks the value itself: text that is not a number is answered with 422 `qty and price must be valid numbers`; zero or a negative value with 422 `qty and price must be present and positive`; more decimal places or a larger value with 422 naming the limit. */
         TradeNumber: number | string;
         /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); when neither is sent the server answers 422. */
         TradeCreateRequest: {
@@ -1344,7 +1351,7 @@ export interface components {
                 ticker?: string;
                 /** @description Currency of the price; the account currency when omitted. */
                 currency?: components["schemas"]["Currency"];
-                /** @description Commission or fee in major units, added to the trade total; 0 when omitted. */
+                /** @description Commission or fee in major units (at most 4 decimal places), added to the trade total; 0 when omitted. */
                 fee?: number;
                 /** @description Free-text notes. */
                 notes?: string;
@@ -1386,6 +1393,8 @@ export interface components {
                 currency?: components["schemas"]["Currency"];
             };
         };
+        /** @description Non-negative decimal number written as a string to keep full precision (for example `10.5`). */
+        DecimalString: string;
         /** @description Position in one security on one account on a date, computed from trades and prices by the account synchronisation. Read-only. */
         Holding: {
             /** Format: uuid */
@@ -2139,6 +2148,7 @@ export interface operations {
                      *           "account_type": "depository",
                      *           "subtype": "checking",
                      *           "status": "active",
+                     *           "sync_error": null,
                      *           "created_at": "2024-01-05T14:22:10Z",
                      *           "updated_at": "2024-03-28T09:15:42Z"
                      *         },
@@ -2152,6 +2162,7 @@ export interface operations {
                      *           "account_type": "credit_card",
                      *           "subtype": null,
                      *           "status": "active",
+                     *           "sync_error": null,
                      *           "created_at": "2024-01-05T14:25:31Z",
                      *           "updated_at": "2024-03-27T18:02:11Z"
                      *         }
@@ -2220,6 +2231,7 @@ export interface operations {
                      *         "account_type": "investment",
                      *         "subtype": "brokerage",
                      *         "status": "active",
+                     *         "sync_error": null,
                      *         "created_at": "2024-03-28T10:00:00Z",
                      *         "updated_at": "2024-03-28T10:00:00Z"
                      *       }
@@ -2273,6 +2285,7 @@ export interface operations {
                      *         "account_type": "depository",
                      *         "subtype": "checking",
                      *         "status": "active",
+                     *         "sync_error": null,
                      *         "created_at": "2024-01-05T14:22:10Z",
                      *         "updated_at": "2024-03-28T09:15:42Z"
                      *       }
@@ -3100,7 +3113,7 @@ export interface operations {
                      *           "date": "2024-03-27",
                      *           "amount": "$12.50",
                      *           "amount_cents": 1250,
-                     *           "signed_amount_cents": 1250,
+                     *           "signed_amount_cents": -1250,
                      *           "currency": "USD",
                      *           "name": "Blue Bottle Coffee",
                      *           "notes": null,
@@ -3135,7 +3148,7 @@ export interface operations {
                      *           "date": "2024-03-25",
                      *           "amount": "$3,200.00",
                      *           "amount_cents": 320000,
-                     *           "signed_amount_cents": -320000,
+                     *           "signed_amount_cents": 320000,
                      *           "currency": "USD",
                      *           "name": "Payroll ACME Corp",
                      *           "notes": "March salary",
@@ -3200,7 +3213,7 @@ export interface operations {
                      *         "date": "2024-03-27",
                      *         "amount": "$12.50",
                      *         "amount_cents": 1250,
-                     *         "signed_amount_cents": 1250,
+                     *         "signed_amount_cents": -1250,
                      *         "currency": "USD",
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": null,
@@ -3304,7 +3317,7 @@ export interface operations {
                      *         "date": "2024-03-25",
                      *         "amount": "$3,200.00",
                      *         "amount_cents": 320000,
-                     *         "signed_amount_cents": -320000,
+                     *         "signed_amount_cents": 320000,
                      *         "currency": "USD",
                      *         "name": "Payroll ACME Corp",
                      *         "notes": "March salary",
@@ -3408,7 +3421,7 @@ export interface operations {
                      *         "date": "2024-03-27",
                      *         "amount": "$12.50",
                      *         "amount_cents": 1250,
-                     *         "signed_amount_cents": 1250,
+                     *         "signed_amount_cents": -1250,
                      *         "currency": "USD",
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": "Team coffee, to expense",
@@ -3983,6 +3996,27 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Deleting the trade would leave later sales selling units that are not held. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "Cannot sell more shares than held",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Cannot sell more shares than held",
+                     *           "path": "/path/id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -3,7 +3,7 @@ import type { Task } from 'graphile-worker';
 import { accountClassification } from '../accounts/account.view.ts';
 import type { AccountType } from '../accounts/account.entity.ts';
 import { runStatement } from '../db/sql.ts';
-import { positions } from '../holdings/holding.positions.ts';
+import { accountPositions } from '../holdings/account-positions.ts';
 
 export interface AccountSyncPayload {
   account_id: string;
@@ -35,19 +35,10 @@ export async function syncAccount(client: PoolClient, accountId: string): Promis
       )
       update accounts a
         set balance = coalesce((select amount from anchor), a.opening_balance) + ?::int * (select total from flows),
-            updated_at = now()
+            sync_error = null, updated_at = now()
         where a.id = ?::uuid`,
     params: [accountId, accountId, outflowSign, accountId],
   });
-}
-
-/** Today as PostgreSQL sees it (the balance query's `current_date`), so both parts of a sync agree. */
-async function today(client: PoolClient): Promise<string> {
-  const [row] = await runStatement<{ today: string }>(client, {
-    text: "select to_char(current_date, 'YYYY-MM-DD') as today",
-    params: [],
-  });
-  return row!.today;
 }
 
 /**
@@ -56,36 +47,7 @@ async function today(client: PoolClient): Promise<string> {
  * rows no longer derived are removed.
  */
 export async function syncHoldings(client: PoolClient, accountId: string): Promise<number> {
-  const trades = await runStatement<{
-    security_id: string;
-    date: string;
-    qty: string;
-    price: string;
-    currency: string;
-  }>(client, {
-    text: `select t.security_id, to_char(e.date, 'YYYY-MM-DD') as date, t.qty::text as qty, t.price::text as price, t.currency
-             from entries e join trades t on t.id = e.entryable_id
-            where e.account_id = ?::uuid and e.entryable_type = 'Trade'
-            order by e.date, e.created_at, e.id`,
-    params: [accountId],
-  });
-  const securityIds = [...new Set(trades.map((trade) => trade.security_id))];
-  const prices = await runStatement<{ security_id: string; date: string; price: string }>(client, {
-    text: `select security_id, to_char(date, 'YYYY-MM-DD') as date, price::text as price
-             from security_prices where security_id = any(?::uuid[]) and date <= current_date`,
-    params: [securityIds],
-  });
-  const rows = positions(
-    trades.map((trade) => ({
-      securityId: trade.security_id,
-      date: trade.date,
-      qty: Number(trade.qty),
-      price: Number(trade.price),
-      currency: trade.currency,
-    })),
-    prices.map((price) => ({ securityId: price.security_id, date: price.date, price: Number(price.price) })),
-    await today(client),
-  );
+  const rows = await accountPositions((statement) => runStatement(client, statement), accountId);
   await runStatement(client, {
     text: `
       with derived as (
@@ -117,7 +79,19 @@ export async function syncHoldings(client: PoolClient, accountId: string): Promi
   return rows.length;
 }
 
-/** The `account_sync` task: one account, in one transaction. */
+/**
+ * Why a sync failed, in words fit for the account's owner: PostgreSQL's message names the kind of
+ * failure (e.g. "numeric field overflow") without the values involved.
+ */
+function failureReason(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof message === 'string') {
+    return `${message} (SQLSTATE ${code})`;
+  }
+  return 'an internal error';
+}
+
+/** The `account_sync` task: one account, in one transaction. A failure is recorded on the account, then retried. */
 export const accountSyncTask: Task = async (payload, helpers) => {
   const accountId = (payload as Partial<AccountSyncPayload> | null)?.account_id;
   if (typeof accountId !== 'string') throw new Error(`account_sync needs {account_id}, got ${JSON.stringify(payload)}`);
@@ -129,6 +103,13 @@ export const accountSyncTask: Task = async (payload, helpers) => {
       await client.query('commit');
     } catch (error) {
       await client.query('rollback');
+      // Visible, not silent: the account says its balance is stale until a sync succeeds.
+      const reason = failureReason(error);
+      await client.query('update accounts set sync_error = $2 where id = $1', [
+        accountId,
+        `The balance and holdings could not be updated: ${reason}. The update is retried automatically.`,
+      ]);
+      helpers.logger.error(`account_sync failed for account ${accountId}: ${reason}`, { accountId });
       throw error;
     }
   });

@@ -3,6 +3,8 @@
  * never as floats; minor units are integers.
  */
 
+import { decimalText, exactDecimal } from './exact-decimal.ts';
+
 const SCALE = 4; // decimal places stored
 const formatters = new Map<string, Intl.NumberFormat>();
 const digits = new Map<string, number>();
@@ -33,9 +35,17 @@ export function isKnownCurrency(code: string): boolean {
   return Intl.supportedValuesOf('currency').includes(code);
 }
 
-/** A JSON number or decimal string as the stored decimal string with 4 places ("12.5" -> "12.5000"). */
+/**
+ * A JSON number or decimal string as the stored decimal string with 4 places ("12.5" -> "12.5000").
+ * A number is read from its shortest text form, the decimal the client wrote (toFixed would round
+ * the binary value instead, and writes large values with an exponent).
+ */
 export function toDecimal(value: number | string): string {
-  if (typeof value === 'number') return value.toFixed(SCALE);
+  if (typeof value === 'number') {
+    const exact = exactDecimal(value);
+    if (!exact) throw new RangeError(`${value} is not a finite number`);
+    value = decimalText(exact);
+  }
   const match = /^\s*([+-]?)(\d*)(?:\.(\d*))?\s*$/.exec(value);
   if (!match || (match[2] === '' && !match[3])) throw new RangeError(`"${value}" is not a decimal number`);
   const fraction = (match[3] ?? '').padEnd(SCALE, '0');

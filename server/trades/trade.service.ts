@@ -3,6 +3,10 @@ import type { EntityManager } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
 import { NotFound, ValidationFailed } from '../http/errors.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
+import { accountPositions, END_OF_TIME } from '../holdings/account-positions.ts';
+import { BOUNDS, SCALE } from '../money/bounds.ts';
+import { currencyProblem } from '../money/currency-check.ts';
+import { decimalInput, moneyInput } from '../money/decimal-input.ts';
 import { absolute, isNegative, toDecimal, trimDecimal } from '../money/money.ts';
 import { Trade } from './trade.entity.ts';
 import { findTrade } from './trade.queries.ts';
@@ -37,33 +41,76 @@ export interface TradeChange {
 const INVALID = 'qty and price must be valid numbers';
 const NOT_POSITIVE = 'qty and price must be present and positive';
 const DEFAULT_LABELS: Record<TradeDirection, string> = { buy: 'Buy', sell: 'Sell' };
+const BODY = '/body/trade';
 
 /**
- * A quantity or price as a positive decimal string (seed rule 7): text that is not a number is one
- * mistake, a missing, zero or negative value another.
+ * A quantity or price as an exact positive decimal string (seed rule 7): text that is not a number
+ * is one mistake, a missing, zero or negative value another; more decimals than the column keeps
+ * or a value above the bound is refused rather than rounded.
  */
 function positiveNumber(value: number | string | undefined, field: 'qty' | 'price'): string {
-  const at = `/body/trade/${field}`;
-  if (value === undefined || value === null) throw ValidationFailed.at(at, NOT_POSITIVE);
-  if (typeof value === 'number' ? !Number.isFinite(value) : !/^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/.test(value)) {
-    throw ValidationFailed.at(at, INVALID);
-  }
-  const decimal = typeof value === 'number' ? String(value) : value.trim();
-  if (Number(decimal) <= 0) throw ValidationFailed.at(at, NOT_POSITIVE);
-  return decimal.replace(/^\+/, '');
+  const path = `${BODY}/${field}`;
+  if (value === undefined || value === null) throw ValidationFailed.at(path, NOT_POSITIVE);
+  return decimalInput(value, {
+    path,
+    label: field,
+    scale: field === 'qty' ? SCALE.qty : SCALE.money,
+    max: field === 'qty' ? BOUNDS.qty : BOUNDS.price,
+    invalid: INVALID,
+    positive: NOT_POSITIVE,
+  });
+}
+
+function checkCurrency(currency: string | undefined): void {
+  const problem = currencyProblem(currency, `${BODY}/currency`);
+  if (problem) throw new ValidationFailed([problem]);
+}
+
+/** The name the service gives a trade, `Buy 10 shares of VTI`; a name that differs was set by the user. */
+function generatedName(direction: TradeDirection, qty: string, ticker: string | null): string {
+  return `${direction === 'sell' ? 'Sell' : 'Buy'} ${trimDecimal(absolute(qty))} shares of ${ticker ?? 'an unknown security'}`;
 }
 
 /**
  * The signed quantity (a sale is negative) and the entry amount, signed qty x price + fee, computed
- * by PostgreSQL in numeric so nothing is lost to floating point.
+ * by PostgreSQL in numeric so nothing is lost to floating point. A total beyond the amount bound is
+ * refused: it could not be stored, nor summed into a balance.
  */
 async function amounts(em: EntityManager, direction: TradeDirection, qty: string, price: string, fee: string) {
-  const [row] = await sql<{ qty: string; amount: string }>(
+  const sign = direction === 'sell' ? -1 : 1;
+  const [row] = await sql<{ qty: string; amount: string; too_large: boolean }>(
     em,
-    'select (?::numeric * ?)::text as qty, round(?::numeric * ? * ?::numeric + ?::numeric, 4)::text as amount',
-    [qty, direction === 'sell' ? -1 : 1, qty, direction === 'sell' ? -1 : 1, price, fee],
+    `select (?::numeric * ?)::text as qty, total::text as amount, abs(total) > ?::numeric as too_large
+       from (select round(?::numeric * ? * ?::numeric + ?::numeric, 4) as total) computed`,
+    [qty, sign, BOUNDS.amount, qty, sign, price, fee],
   );
+  if (row!.too_large) {
+    throw ValidationFailed.at(BODY, `The trade total (qty x price + fee) must be at most ${BOUNDS.amount}`);
+  }
   return row!;
+}
+
+/**
+ * After a write, the positions of the security in the account must make sense on every date,
+ * future-dated trades included: never fewer units than zero (a sale of what is not held), and
+ * within the bounds the holdings columns store. Runs inside the write's transaction, after the
+ * account lock, so a refused change rolls back with it.
+ */
+async function checkPositions(em: EntityManager, accountId: string, securityId: string, path: string): Promise<void> {
+  await em.flush();
+  const rows = await accountPositions((statement) => sql(em, statement.text, statement.params), accountId, {
+    securityId,
+    today: END_OF_TIME,
+  });
+  for (const row of rows) {
+    if (row.qty < 0) throw ValidationFailed.at(path, 'Cannot sell more shares than held');
+    if (row.qty > Number(BOUNDS.heldQty)) {
+      throw ValidationFailed.at(path, `The shares held would exceed ${BOUNDS.heldQty} on ${row.date}`);
+    }
+    if (Math.abs(row.amount) > Number(BOUNDS.amount)) {
+      throw ValidationFailed.at(path, `The position would be worth more than ${BOUNDS.amount} on ${row.date}`);
+    }
+  }
 }
 
 /** An account that takes trades: investment accounts and crypto exchange accounts (seed rule 1). */
@@ -117,20 +164,20 @@ async function securityFor(
 export async function createTrade(em: EntityManager, familyId: string, input: NewTrade): Promise<string> {
   const qty = positiveNumber(input.qty, 'qty');
   const price = positiveNumber(input.price, 'price');
+  const fee = moneyInput(input.fee ?? 0, `${BODY}/fee`, 'fee');
+  checkCurrency(input.currency);
   return em.transactional(async (tx) => {
     const account = await tradeAccount(tx, familyId, input.account_id);
     const security = await securityFor(tx, familyId, input);
-    const fee = toDecimal(input.fee ?? 0);
     const signed = await amounts(tx, input.type, qty, price, fee);
     const detail = tx.create(Trade, {
       security: security.id,
       qty: signed.qty,
       price: toDecimal(price),
-      fee,
+      fee: toDecimal(fee),
       currency: input.currency ?? account.currency,
       investmentActivityLabel: DEFAULT_LABELS[input.type],
     });
-    const verb = input.type === 'sell' ? 'Sell' : 'Buy';
     const entry = tx.create(Entry, {
       family: familyId,
       account: account.id,
@@ -139,9 +186,10 @@ export async function createTrade(em: EntityManager, familyId: string, input: Ne
       amount: signed.amount,
       currency: detail.currency,
       date: input.date,
-      name: `${verb} ${trimDecimal(qty)} shares of ${security.ticker}`,
+      name: generatedName(input.type, qty, security.ticker),
       notes: input.notes ?? null,
     });
+    await checkPositions(tx, account.id, security.id, `${BODY}/qty`);
     await queueAccountSync(tx, account.id);
     return entry.id;
   });
@@ -149,15 +197,17 @@ export async function createTrade(em: EntityManager, familyId: string, input: Ne
 
 /**
  * Changes a trade (seed rules 2-5): `type` or `nature` sets the direction, else the stored one is
- * kept; when qty, price or direction change, the quantity is re-signed and the amount recomputed
- * with the stored fee; a custom activity label survives, a default one follows the direction.
+ * kept; when qty, price or direction change, the quantity is re-signed, the amount recomputed
+ * with the stored fee and a generated name regenerated (a name the user set is kept); a custom
+ * activity label survives, a default one follows the direction.
  */
 export async function updateTrade(em: EntityManager, familyId: string, id: string, change: TradeChange): Promise<void> {
   const qty = change.qty === undefined ? undefined : positiveNumber(change.qty, 'qty');
   const price = change.price === undefined ? undefined : positiveNumber(change.price, 'price');
+  checkCurrency(change.currency);
   await em.transactional(async (tx) => {
     // The list's visibility (findTrade: 404 otherwise), then the rows to change.
-    await findTrade(tx, familyId, id);
+    const row = await findTrade(tx, familyId, id);
     const entry = await tx.findOneOrFail(Entry, id);
     const detail = await tx.findOneOrFail(Trade, entry.entryableId);
     const stored: TradeDirection = isNegative(detail.qty) ? 'sell' : 'buy';
@@ -165,6 +215,9 @@ export async function updateTrade(em: EntityManager, familyId: string, id: strin
       change.type ?? (change.nature ? (change.nature === 'inflow' ? 'sell' : 'buy') : stored);
     if (qty !== undefined || price !== undefined || direction !== stored) {
       const signed = await amounts(tx, direction, qty ?? absolute(detail.qty), price ?? detail.price, detail.fee);
+      if (entry.name === generatedName(stored, detail.qty, row.security_ticker)) {
+        entry.name = generatedName(direction, signed.qty, row.security_ticker);
+      }
       detail.qty = signed.qty;
       if (price !== undefined) detail.price = toDecimal(price);
       entry.amount = signed.amount;
@@ -180,17 +233,21 @@ export async function updateTrade(em: EntityManager, familyId: string, id: strin
     if (change.notes !== undefined) entry.notes = change.notes;
     if (change.currency !== undefined) entry.currency = detail.currency = change.currency;
     detail.updatedAt = entry.updatedAt = new Date();
+    if (row.security_id) await checkPositions(tx, entry.account.id, row.security_id, BODY);
     await queueAccountSync(tx, entry.account.id);
   });
 }
 
-/** Deletes a trade (entry and details) and queues its account's sync. */
+/** Deletes a trade (entry and details) and queues its account's sync; refused when later sales would exceed what is held. */
 export async function deleteTrade(em: EntityManager, familyId: string, id: string): Promise<void> {
   await em.transactional(async (tx) => {
     const entry = await tx.findOne(Entry, { id, family: familyId, entryableType: 'Trade' });
     if (!entry) throw NotFound.entity('Trade');
+    const detail = await tx.findOneOrFail(Trade, entry.entryableId);
+    const securityId = detail.security.id;
     await tx.nativeDelete(Entry, { id: entry.id });
     await tx.nativeDelete(Trade, { id: entry.entryableId });
+    await checkPositions(tx, entry.account.id, securityId, '/path/id');
     await queueAccountSync(tx, entry.account.id);
   });
 }

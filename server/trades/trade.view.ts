@@ -23,17 +23,17 @@ export interface TradeRow {
   security_name: string | null;
 }
 
-/** The API's trade object: amounts and quantity as magnitudes, `type` the direction. */
+/** The API's trade object: quantity and amount signed as stored (a sale is negative), `type` the direction. */
 export function tradeView(row: TradeRow) {
   return {
     id: row.id,
     date: row.date,
-    amount: formatMoney(absolute(row.amount), row.currency),
+    amount: formatMoney(row.amount, row.currency),
     amount_cents: Math.abs(toMinorUnits(row.amount, row.currency)),
     currency: row.currency,
     name: row.name,
     notes: row.notes,
-    qty: trimDecimal(absolute(row.qty)),
+    qty: trimDecimal(row.qty),
     price: formatMoney(row.price, row.currency),
     price_cents: toMinorUnits(row.price, row.currency),
     type: isNegative(row.qty) ? ('sell' as const) : ('buy' as const),

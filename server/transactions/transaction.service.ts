@@ -4,7 +4,8 @@ import { Category } from '../categories/category.entity.ts';
 import { Entry } from '../entries/entry.entity.ts';
 import { NotFound, ValidationFailed, type ErrorDetail } from '../http/errors.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
-import { isKnownCurrency } from '../money/money.ts';
+import { currencyProblem } from '../money/currency-check.ts';
+import { moneyInput } from '../money/decimal-input.ts';
 import { signedAmount, type Nature } from '../money/signed-amount.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { Tagging } from '../tags/tagging.entity.ts';
@@ -39,10 +40,11 @@ function nameOf(input: TransactionInput): string | undefined {
 function checkInput(input: TransactionInput): void {
   const problems: ErrorDetail[] = [];
   if (nameOf(input) === '') problems.push({ path: `${BODY}/name`, message: 'name must not be blank' });
-  if (input.currency !== undefined && !isKnownCurrency(input.currency)) {
-    problems.push({ path: `${BODY}/currency`, message: `currency "${input.currency}" is not a known ISO 4217 code` });
-  }
+  const currency = currencyProblem(input.currency, `${BODY}/currency`);
+  if (currency) problems.push(currency);
   if (problems.length) throw new ValidationFailed(problems);
+  // Exactly what was sent, or a 422: never rounded to the column's 4 places.
+  if (input.amount !== undefined) moneyInput(input.amount, `${BODY}/amount`);
 }
 
 /** Loads the referenced category, merchant and tags, refusing any that is not the family's. */

@@ -33,7 +33,8 @@ export function transactionView(row: TransactionRow) {
     date: row.date,
     amount: formatMoney(absolute(row.amount), row.currency),
     amount_cents: Math.abs(signedCents),
-    signed_amount_cents: signedCents,
+    // From the household's side (income positive), unlike the stored sign; `0 -` avoids -0.
+    signed_amount_cents: 0 - signedCents,
     currency: row.currency,
     name: row.name,
     notes: row.notes,

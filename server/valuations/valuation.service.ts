@@ -3,6 +3,7 @@ import type { EntityManager } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
 import { NotFound, ValidationFailed } from '../http/errors.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
+import { moneyInput } from '../money/decimal-input.ts';
 import { toDecimal } from '../money/money.ts';
 import { Valuation } from './valuation.entity.ts';
 
@@ -32,6 +33,7 @@ export async function createValuation(
   familyId: string,
   input: NewValuation,
 ): Promise<{ id: string; created: boolean }> {
+  moneyInput(input.amount, '/body/valuation/amount');
   return em.transactional(async (tx) => {
     const [account] = await sql<{ id: string; currency: string }>(
       tx,
@@ -76,6 +78,7 @@ export async function updateValuation(
   id: string,
   change: ValuationChange,
 ): Promise<void> {
+  if (change.amount !== undefined) moneyInput(change.amount, '/body/valuation/amount');
   await em.transactional(async (tx) => {
     const entry = await tx.findOne(Entry, { id, family: familyId, entryableType: 'Valuation' });
     if (!entry) throw NotFound.entity('Valuation');

@@ -91,9 +91,10 @@ describe('createTrade', () => {
 
 describe('updateTrade (rules 2-5)', () => {
   it('recomputes from the stored price when only qty is sent, keeping the fee and direction', async () => {
+    await trade({ type: 'buy', qty: 10, price: 10, ticker: 'ABC' });
     const { body } = await trade({ type: 'sell', qty: 4, price: 10, fee: 1, ticker: 'ABC' });
     const response = await update(body.data.id, { qty: 6 });
-    expect(response.body.data).toMatchObject({ qty: '6', type: 'sell', price_cents: 1000, amount_cents: 5900 });
+    expect(response.body.data).toMatchObject({ qty: '-6', type: 'sell', price_cents: 1000, amount_cents: 5900 });
   });
 
   it('turns the direction with type or nature, and keeps a custom label', async () => {

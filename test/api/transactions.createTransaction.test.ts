@@ -95,7 +95,7 @@ describe('createTransaction: success', () => {
       date: '2024-03-27',
       amount: '$12.50',
       amount_cents: 1250,
-      signed_amount_cents: 1250,
+      signed_amount_cents: -1250,
       currency: 'USD',
       name: 'Blue Bottle Coffee',
       notes: 'flat white',
@@ -158,7 +158,7 @@ describe('createTransaction: success', () => {
     expect(data).toMatchObject({
       amount: '$50.00',
       amount_cents: 5000,
-      signed_amount_cents: -5000,
+      signed_amount_cents: 5000,
       classification: 'income',
     });
     expect((await storedTransaction(server, data.id))!.amount).toBe('-50.0000');
@@ -169,7 +169,7 @@ describe('createTransaction: success', () => {
     expect(data).toMatchObject({
       amount: '$20.00',
       amount_cents: 2000,
-      signed_amount_cents: -2000,
+      signed_amount_cents: 2000,
       classification: 'income',
     });
     expect((await storedTransaction(server, data.id))!.amount).toBe('-20.0000');
@@ -180,7 +180,7 @@ describe('createTransaction: success', () => {
     expect(data).toMatchObject({
       amount: '$8.25',
       amount_cents: 825,
-      signed_amount_cents: 825,
+      signed_amount_cents: -825,
       classification: 'expense',
     });
     expect((await storedTransaction(server, data.id))!.amount).toBe('8.2500');
@@ -188,7 +188,7 @@ describe('createTransaction: success', () => {
 
   it('nature outflow stores a positive amount', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: 8.25, nature: 'outflow' }));
-    expect(data).toMatchObject({ signed_amount_cents: 825, classification: 'expense' });
+    expect(data).toMatchObject({ signed_amount_cents: -825, classification: 'expense' });
     expect((await storedTransaction(server, data.id))!.amount).toBe('8.2500');
   });
 
@@ -197,7 +197,7 @@ describe('createTransaction: success', () => {
     expect(data).toMatchObject({
       amount: '$15.00',
       amount_cents: 1500,
-      signed_amount_cents: -1500,
+      signed_amount_cents: 1500,
       classification: 'income',
     });
     expect((await storedTransaction(server, data.id))!.amount).toBe('-15.0000');
@@ -205,7 +205,7 @@ describe('createTransaction: success', () => {
 
   it('no nature keeps a positive amount as sent (expense)', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: 15 }));
-    expect(data).toMatchObject({ signed_amount_cents: 1500, classification: 'expense' });
+    expect(data).toMatchObject({ signed_amount_cents: -1500, classification: 'expense' });
     expect((await storedTransaction(server, data.id))!.amount).toBe('15.0000');
   });
 
@@ -244,7 +244,7 @@ describe('createTransaction: success', () => {
       amount: 12.5,
       name: 'Bäckerei',
     });
-    expect(data).toMatchObject({ currency: 'EUR', amount: '€12.50', amount_cents: 1250, signed_amount_cents: 1250 });
+    expect(data).toMatchObject({ currency: 'EUR', amount: '€12.50', amount_cents: 1250, signed_amount_cents: -1250 });
     expect((await storedTransaction(server, data.id))!.currency).toBe('EUR');
   });
 
@@ -261,7 +261,7 @@ describe('createTransaction: success', () => {
       name: 'Ramen',
       nature: 'expense',
     });
-    expect(data).toMatchObject({ currency: 'JPY', amount: '¥1,500', amount_cents: 1500, signed_amount_cents: 1500 });
+    expect(data).toMatchObject({ currency: 'JPY', amount: '¥1,500', amount_cents: 1500, signed_amount_cents: -1500 });
   });
 
   it('an explicit currency overrides the family currency', async () => {
@@ -274,7 +274,7 @@ describe('createTransaction: success', () => {
       currency: 'JPY',
       amount: '¥1,500',
       amount_cents: 1500,
-      signed_amount_cents: -1500,
+      signed_amount_cents: 1500,
       classification: 'income',
     });
   });

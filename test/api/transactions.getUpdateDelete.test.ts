@@ -201,12 +201,12 @@ describe('updateTransaction: changes', () => {
 
   it('amount without nature is stored as sent (a positive amount on an income makes it an expense)', async () => {
     const created = await fresh({ amount: 50, nature: 'income' });
-    expect(created.signed_amount_cents).toBe(-5000);
+    expect(created.signed_amount_cents).toBe(5000);
     const data = await updated(created.id, { amount: 60 });
     expect(data).toMatchObject({
       amount: '$60.00',
       amount_cents: 6000,
-      signed_amount_cents: 6000,
+      signed_amount_cents: -6000,
       classification: 'expense',
     });
     expect((await storedTransaction(server, created.id))!.amount).toBe('60.0000');
@@ -218,7 +218,7 @@ describe('updateTransaction: changes', () => {
     expect(data).toMatchObject({
       amount: '$12.50',
       amount_cents: 1250,
-      signed_amount_cents: -1250,
+      signed_amount_cents: 1250,
       classification: 'income',
     });
     expect((await storedTransaction(server, created.id))!.amount).toBe('-12.5000');
@@ -227,13 +227,13 @@ describe('updateTransaction: changes', () => {
   it('nature alone re-signs the stored amount (income -> outflow)', async () => {
     const created = await fresh({ amount: 30, nature: 'inflow' });
     const data = await updated(created.id, { nature: 'outflow' });
-    expect(data).toMatchObject({ signed_amount_cents: 3000, classification: 'expense' });
+    expect(data).toMatchObject({ signed_amount_cents: -3000, classification: 'expense' });
   });
 
   it('amount with nature: the nature decides the sign', async () => {
     const created = await fresh();
     const data = await updated(created.id, { amount: 20, nature: 'inflow' });
-    expect(data).toMatchObject({ amount: '$20.00', signed_amount_cents: -2000, classification: 'income' });
+    expect(data).toMatchObject({ amount: '$20.00', signed_amount_cents: 2000, classification: 'income' });
   });
 
   it('tag_ids omitted keeps the tags', async () => {

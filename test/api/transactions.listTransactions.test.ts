@@ -147,7 +147,7 @@ describe('listTransactions: order and envelope', () => {
     expect(page.data[0]).toMatchObject({
       amount: '$200.00',
       amount_cents: 20000,
-      signed_amount_cents: 20000,
+      signed_amount_cents: -20000,
       classification: 'expense',
       currency: 'USD',
       account: { id: fx.accounts.savings.id, name: 'Rainy Day Savings', account_type: 'depository' },
@@ -206,13 +206,13 @@ describe('listTransactions: single-value filters', () => {
   it('type=income keeps negative stored amounts only', async () => {
     const page = await list({ type: 'income' });
     expect(idsOf(page.data)).toEqual(ids('T7', 'T2'));
-    expect(page.data.every((item) => item.classification === 'income' && item.signed_amount_cents < 0)).toBe(true);
+    expect(page.data.every((item) => item.classification === 'income' && item.signed_amount_cents > 0)).toBe(true);
   });
 
   it('type=expense keeps positive stored amounts only', async () => {
     const page = await list({ type: 'expense' });
     expect(idsOf(page.data)).toEqual(ids('T6', 'T5', 'T4', 'T3', 'T1'));
-    expect(page.data.every((item) => item.classification === 'expense' && item.signed_amount_cents > 0)).toBe(true);
+    expect(page.data.every((item) => item.classification === 'expense' && item.signed_amount_cents < 0)).toBe(true);
   });
 });
 

@@ -140,6 +140,11 @@ describe('account balance, kept by the account_sync job', () => {
     expect(failed).toMatchObject({ attempts: 1 });
     expect(failed!.last_error).toContain('balance update refused');
     expect(await balanceOf(household.readKey, account)).toBe(50000);
+    // The stale balance is not silent: the account says why it is stale.
+    const stale = await server.api.call('getAccount', { key: household.readKey, params: { id: account } });
+    expect(stale.body.data.sync_error).toBe(
+      'The balance and holdings could not be updated: balance update refused (test) (SQLSTATE P0001). The update is retried automatically.',
+    );
     await server.query('drop trigger refuse_balance on accounts');
     await server.query('drop function refuse_balance_once()');
     // The retry is scheduled with a backoff; bring it forward instead of waiting.
@@ -148,6 +153,8 @@ describe('account balance, kept by the account_sync job', () => {
     ]);
     await server.drainJobs();
     expect(await balanceOf(household.readKey, account)).toBe(38000);
+    const synced = await server.api.call('getAccount', { key: household.readKey, params: { id: account } });
+    expect(synced.body.data.sync_error).toBeNull();
     const left = await server.query('select 1 from graphile_worker.jobs where key = $1', [`account_sync:${account}`]);
     expect(left).toEqual([]);
   });
