@@ -38,11 +38,11 @@ export async function accountPositions(
     trades.map((trade) => ({
       securityId: trade.security_id,
       date: trade.date,
-      qty: Number(trade.qty),
-      price: Number(trade.price),
+      qty: trade.qty,
+      price: trade.price,
       currency: trade.currency,
     })),
-    prices.map((price) => ({ securityId: price.security_id, date: price.date, price: Number(price.price) })),
+    prices.map((price) => ({ securityId: price.security_id, date: price.date, price: price.price })),
     options.today ?? today,
   );
 }

@@ -46,3 +46,8 @@ export function magnitudeAbove(a: ExactDecimal, b: ExactDecimal): boolean {
   const width = Math.max(a.fraction.length, b.fraction.length);
   return a.fraction.padEnd(width, '0') > b.fraction.padEnd(width, '0');
 }
+
+/** Whether the magnitude of decimal text `value` is above that of `bound`. */
+export function exceeds(value: string, bound: string): boolean {
+  return magnitudeAbove(exactDecimal(value)!, exactDecimal(bound)!);
+}

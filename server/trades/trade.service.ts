@@ -7,6 +7,7 @@ import { accountPositions, END_OF_TIME } from '../holdings/account-positions.ts'
 import { BOUNDS, SCALE } from '../money/bounds.ts';
 import { currencyProblem } from '../money/currency-check.ts';
 import { decimalInput, moneyInput } from '../money/decimal-input.ts';
+import { exceeds } from '../money/exact-decimal.ts';
 import { absolute, isNegative, toDecimal, trimDecimal } from '../money/money.ts';
 import { Trade } from './trade.entity.ts';
 import { findTrade } from './trade.queries.ts';
@@ -103,11 +104,11 @@ async function checkPositions(em: EntityManager, accountId: string, securityId: 
     today: END_OF_TIME,
   });
   for (const row of rows) {
-    if (row.qty < 0) throw ValidationFailed.at(path, 'Cannot sell more shares than held');
-    if (row.qty > Number(BOUNDS.heldQty)) {
+    if (row.qty.startsWith('-')) throw ValidationFailed.at(path, 'Cannot sell more shares than held');
+    if (exceeds(row.qty, BOUNDS.heldQty)) {
       throw ValidationFailed.at(path, `The shares held would exceed ${BOUNDS.heldQty} on ${row.date}`);
     }
-    if (Math.abs(row.amount) > Number(BOUNDS.amount)) {
+    if (exceeds(row.amount, BOUNDS.amount)) {
       throw ValidationFailed.at(path, `The position would be worth more than ${BOUNDS.amount} on ${row.date}`);
     }
   }
