@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createHttpServer } from '../server/http/http-server.ts';
 
 /**
  * The child side of bench/children.ts: serves `handle` on a free loopback port, reports the port to
@@ -12,7 +13,7 @@ export function serveChild(
   release: () => Promise<void>,
 ): void {
   let inFlight = 0;
-  const server = http.createServer((request, response) => {
+  const server = createHttpServer((request, response) => {
     inFlight++;
     void Promise.resolve(handle(request, response)).finally(() => inFlight--);
   });

@@ -5,6 +5,7 @@ import { resolveDatabase } from './db/database.ts';
 import { openOrm } from './db/orm.ts';
 import { ensureDemoAccess } from './demo/demo-access.ts';
 import { pruneRateLimits } from './http/access-gate.ts';
+import { createHttpServer } from './http/http-server.ts';
 import { startWorker } from './jobs/worker.ts';
 import { createLogger } from './logger.ts';
 
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     : undefined;
   const app = await createApp({ config, orm, logger });
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    const listening = createHttpServer(app.callback()).listen(config.port, config.host, () => resolve(listening));
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -1,16 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import type { Options, SchemaValidateFunction } from 'ajv';
-
-/** `x-required-one-of: [a, b]` in the contract: at least one of these properties must be present. */
-const requiredOneOf: SchemaValidateFunction = (properties: string[], data: Record<string, unknown>) => {
-  if (properties.some((property) => data[property] !== undefined)) return true;
-  requiredOneOf.errors = [
-    { keyword: 'x-required-one-of', params: { properties }, message: `must have one of ${properties.join(', ')}` },
-  ];
-  return false;
-};
+import type { Options } from 'ajv';
 
 const calendarDate = fullFormats.date as { validate: (value: string) => boolean };
 
@@ -25,13 +16,6 @@ export function createOpenApiAjv(options: Options = {}): Ajv2020 {
   ajv.addFormat('date', {
     type: 'string',
     validate: (value: string) => calendarDate.validate(value) && !value.startsWith('0000'),
-  });
-  ajv.addKeyword({
-    keyword: 'x-required-one-of',
-    type: 'object',
-    schemaType: 'array',
-    validate: requiredOneOf,
-    errors: true,
   });
   const int = (bits: number) => (value: number) => Number.isInteger(value) && Math.abs(value) <= 2 ** (bits - 1);
   ajv.addFormat('int32', { type: 'number', validate: int(32) });

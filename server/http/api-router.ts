@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import Router from '@koa/router';
 import qs from 'qs';
 import type { Context } from 'koa';
@@ -74,11 +75,14 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
     quick: true,
     validate: true,
     coerceTypes: true,
-    customizeAjv: (_ajv, ajvOptions) => createOpenApiAjv(ajvOptions) as never,
+    // `verbose` gives each error its schema, where the contract may word the message (x-error-messages).
+    customizeAjv: (_ajv, ajvOptions) => createOpenApiAjv({ ...ajvOptions, verbose: true }) as never,
   });
   await api.init();
 
-  const router = new Router();
+  // Every method Node parses is known to the router, so that one the contract does not define on a
+  // path (TRACE, PUT, ...) is a 405 from allowedMethods, not a 501 (which read as "no route").
+  const router = new Router({ methods: [...METHODS] });
   const parseBody = jsonBody(options.jsonBodyLimit);
   for (const operation of api.getOperations() as (Operation & ContractExtensions)[]) {
     const operationId = operation.operationId as OperationId;

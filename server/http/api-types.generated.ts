@@ -801,14 +801,16 @@ export interface components {
             /** @description Seconds until the window resets. */
             reset_in_seconds: number;
         };
-        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `internal_error` (500) and `not_implemented` (501). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty). Internal details are never exposed. */
+        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500) and `not_implemented` (501). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
         Error: {
             /** @description Machine-readable error code (see the list above). */
             error: string;
             /** @description Human-readable summary of the failure. */
             message: string;
-            /** @description Individual problems; one entry per failed check for validation errors. */
+            /** @description Individual problems; one entry per failed check for validation errors, the first 100 when there are more (see `errors_count`). */
             errors: components["schemas"]["ErrorDetail"][];
+            /** @description Only when `errors` was cut to its first 100 entries: how many problems were found in all. */
+            errors_count?: number;
             /** @description Only on 429 answers; the state of the exceeded counter. */
             details?: components["schemas"]["RateLimitDetails"];
             /**
@@ -819,7 +821,7 @@ export interface components {
         };
         /** @description Money amount formatted for display in the record's currency, with symbol, grouping and the currency's usual number of decimals (for example `$1,234.56`, `-$20.00`, `¥1,500`). Use the matching `*_cents` integer for arithmetic. */
         FormattedMoney: string;
-        /** @description Three-letter ISO 4217 currency code in upper case. */
+        /** @description Three-letter ISO 4217 currency code in upper case, as stored with a record. What a client may send is narrower: one of the codes of `CurrencyCode`. */
         Currency: string;
         /**
          * @description Kind of account. `depository`, `investment`, `crypto`, `property`, `vehicle` and `other_asset` are assets; `credit_card`, `loan` and `other_liability` are liabilities.
@@ -876,6 +878,11 @@ export interface components {
             data: components["schemas"]["Account"][];
             meta: components["schemas"]["PaginationMeta"];
         };
+        /**
+         * @description Three-letter ISO 4217 code of a currency the service accepts, in upper case: the active codes of money (funds, precious-metal and testing codes are not accepted). Every currency a client sends is checked against this list, which the server reads from this file too; any other value is answered with 422.
+         * @enum {string}
+         */
+        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
         /** @description Body for creating an account. */
         AccountCreateRequest: {
             account: {
@@ -885,7 +892,7 @@ export interface components {
                 /** @description Optional finer kind, for example `checking` or `exchange`. */
                 subtype?: string;
                 /** @description Currency of the account; the family currency when omitted. */
-                currency?: components["schemas"]["Currency"];
+                currency?: components["schemas"]["CurrencyCode"];
                 /** @description Opening balance in major units; 0 when omitted. */
                 balance?: number;
             };
@@ -1126,7 +1133,7 @@ export interface components {
          * @enum {string}
          */
         TransactionNature: "income" | "expense" | "inflow" | "outflow";
-        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `x-required-one-of` extension states this rule; the server enforces it). When both are missing the 422 lists an error entry whose path is `/body/transaction/name`, along with any other missing field. */
+        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. */
         TransactionCreateRequest: {
             transaction: {
                 /**
@@ -1148,7 +1155,7 @@ export interface components {
                 /** @description Free-text notes. */
                 notes?: string | null;
                 /** @description Currency of the amount; the family currency when omitted. */
-                currency?: components["schemas"]["Currency"];
+                currency?: components["schemas"]["CurrencyCode"];
                 /**
                  * Format: uuid
                  * @description Category of the family to assign, or null for none.
@@ -1162,7 +1169,7 @@ export interface components {
                 nature?: components["schemas"]["TransactionNature"];
                 /** @description Tags of the family to attach. */
                 tag_ids?: string[];
-            };
+            } & (unknown | unknown);
         };
         /** @description Envelope holding one transaction. */
         TransactionResponse: {
@@ -1186,7 +1193,7 @@ export interface components {
                 description?: string;
                 /** @description New notes, or null to clear them. */
                 notes?: string | null;
-                currency?: components["schemas"]["Currency"];
+                currency?: components["schemas"]["CurrencyCode"];
                 /**
                  * Format: uuid
                  * @description Category of the family to assign, or null to remove the category.
@@ -1320,7 +1327,7 @@ export interface components {
         };
         /** @description A positive number, sent either as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: a quantity keeps up to 8 decimal places and is at most 1,000,000,000,000; a price keeps up to 4 decimal places and is at most 1,000,000,000. The server checks the value itself: text that is not a number is answered with 422 `qty and price must be valid numbers`; zero or a negative value with 422 `qty and price must be present and positive`; more decimal places or a larger value with 422 naming the limit. */
         TradeNumber: number | string;
-        /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); when neither is sent the server answers 422. */
+        /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); one of the two is required (the `anyOf` below), and an unknown `security_id` or a blank `ticker` is answered with 422 by the server. */
         TradeCreateRequest: {
             trade: {
                 /**
@@ -1350,12 +1357,12 @@ export interface components {
                 /** @description Ticker symbol, used when `security_id` is not sent. */
                 ticker?: string;
                 /** @description Currency of the price; the account currency when omitted. */
-                currency?: components["schemas"]["Currency"];
+                currency?: components["schemas"]["CurrencyCode"];
                 /** @description Commission or fee in major units (at most 4 decimal places), added to the trade total; 0 when omitted. */
                 fee?: number;
                 /** @description Free-text notes. */
                 notes?: string;
-            };
+            } & (unknown | unknown);
         };
         /** @description Envelope holding one trade. */
         TradeResponse: {
@@ -1390,7 +1397,7 @@ export interface components {
                 /** @description Custom activity label to show for the trade. */
                 investment_activity_label?: string;
                 /** @description New currency of the price. */
-                currency?: components["schemas"]["Currency"];
+                currency?: components["schemas"]["CurrencyCode"];
             };
         };
         /** @description Non-negative decimal number written as a string to keep full precision (for example `10.5`). */

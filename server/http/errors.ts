@@ -12,6 +12,12 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
+/**
+ * At most this many entries go into `errors` (the contract's `maxItems`); when more problems were
+ * found, `errors_count` carries their number. A body of 100,000 bad items stays a few KB.
+ */
+export const MAX_ERROR_ENTRIES = 100;
+
 /** An error the client caused or must know about; turned into the documented body by the error middleware. */
 export class AppError extends Error {
   constructor(
@@ -27,7 +33,12 @@ export class AppError extends Error {
   }
 
   toJSON(): ErrorBody {
-    return { error: this.code, message: this.message, errors: this.details, ...this.extra };
+    const body: ErrorBody = { error: this.code, message: this.message, errors: this.details, ...this.extra };
+    if (this.details.length > MAX_ERROR_ENTRIES) {
+      body.errors = this.details.slice(0, MAX_ERROR_ENTRIES);
+      body.errors_count = this.details.length;
+    }
+    return body;
   }
 }
 
@@ -71,9 +82,16 @@ export class PayloadTooLarge extends AppError {
   }
 }
 
+/** The problems joined into one sentence: those listed in the body, then how many more there are. */
+function summary(details: ErrorDetail[]): string {
+  const listed = details.slice(0, MAX_ERROR_ENTRIES).map((detail) => detail.message);
+  const more = details.length - listed.length;
+  return listed.join('; ') + (more > 0 ? `; and ${more} more problems` : '');
+}
+
 export class ValidationFailed extends AppError {
   /** `message` defaults to the problems joined into one sentence. */
-  constructor(details: ErrorDetail[], message = details.map((detail) => detail.message).join('; ')) {
+  constructor(details: ErrorDetail[], message = summary(details)) {
     super(422, 'validation_failed', message || 'Validation failed', details);
   }
 

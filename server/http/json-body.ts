@@ -1,10 +1,15 @@
 import { koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
-import { BadRequest, PayloadTooLarge } from './errors.ts';
+import { BadRequest, PayloadTooLarge, ValidationFailed } from './errors.ts';
+import { jsonShapeProblem } from './json-shape.ts';
 
-/** Parses a JSON body up to `limit` bytes: too large -> 413, unparseable -> 400, in the error shape. */
+/**
+ * Parses a JSON body up to `limit` bytes: too large -> 413, unparseable -> 400, nested too deep or
+ * holding an absurdly long array -> 422, all in the error shape. The shape is checked here, before
+ * any recursive walk of the body (validation, NUL check) can overflow the stack.
+ */
 export function jsonBody(limit: number): Middleware {
-  return koaBody({
+  const parse = koaBody({
     json: true,
     jsonLimit: limit,
     // Any JSON text parses (RFC 8259); a body of the wrong shape is then a 422 from the contract, not a 400.
@@ -18,4 +23,10 @@ export function jsonBody(limit: number): Middleware {
       throw new BadRequest(`Request body is not valid JSON: ${error.message}`);
     },
   });
+  return (ctx, next) =>
+    parse(ctx, () => {
+      const problem = jsonShapeProblem(ctx.request.body);
+      if (problem) throw new ValidationFailed([problem]);
+      return next();
+    });
 }

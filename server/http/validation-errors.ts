@@ -22,6 +22,18 @@ const FORMAT_WORDS: Record<string, string> = {
   email: 'a valid email address',
 };
 
+/** An enum longer than this is summarised in messages (the currency list has 162 codes). */
+const ENUM_LISTED = 20;
+
+/** The `anyOf` of `required` alternatives (`name` or `description`), reported as one problem. */
+const REQUIRED_ANY_OF = 'requiredAnyOf';
+
+function enumMessage(field: string, allowed: unknown[]): string {
+  if (allowed.length <= ENUM_LISTED) return `${field} must be one of: ${allowed.map(String).join(', ')}`;
+  const examples = allowed.slice(0, 3).map(String).join(', ');
+  return `${field} must be one of the ${allowed.length} values listed in the contract (${examples}, ...)`;
+}
+
 function describe(error: ErrorObject): ErrorDetail | undefined {
   const pointer = clientPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
@@ -31,9 +43,16 @@ function describe(error: ErrorObject): ErrorDetail | undefined {
       const path = pointer === '/body' && missing === 'requestBody' ? '/body' : `${pointer}/${missing}`;
       return { path, message: missing === 'requestBody' ? 'request body is required' : `${missing} is required` };
     }
-    case 'x-required-one-of': {
+    case REQUIRED_ANY_OF: {
       const [first, ...others] = params.properties as string[];
       return { path: `${pointer}/${first}`, message: `${first} is required (or ${others.join(' or ')})` };
+    }
+    case 'dependentRequired': {
+      const missing = String(params.missingProperty);
+      return {
+        path: `${pointer}/${missing}`,
+        message: `${missing} is required when ${String(params.property)} is sent`,
+      };
     }
     case 'additionalProperties':
       return {
@@ -41,10 +60,7 @@ function describe(error: ErrorObject): ErrorDetail | undefined {
         message: `${String(params.additionalProperty)} is not a known ${pointer.startsWith('/query') ? 'query parameter' : 'field'}`,
       };
     case 'enum':
-      return {
-        path: pointer,
-        message: `${fieldName(pointer)} must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}`,
-      };
+      return { path: pointer, message: enumMessage(fieldName(pointer), params.allowedValues as unknown[]) };
     case 'const':
       return { path: pointer, message: `${fieldName(pointer)} must be ${JSON.stringify(params.allowedValue)}` };
     case 'format':
@@ -69,13 +85,55 @@ function describe(error: ErrorObject): ErrorDetail | undefined {
   }
 }
 
+/**
+ * A failed `anyOf` whose every branch failed on `required` alone becomes one `requiredAnyOf`
+ * error (name or description: one problem, not two). Ajv reports the branch errors right before
+ * their `anyOf`, so they are taken back from the end of the list: linear in the number of errors.
+ */
+function mergeRequiredAlternatives(errors: ErrorObject[]): ErrorObject[] {
+  const merged: ErrorObject[] = [];
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf') {
+      merged.push(error);
+      continue;
+    }
+    const prefix = `${error.schemaPath}/`;
+    let start = merged.length;
+    while (start > 0 && merged[start - 1]!.schemaPath.startsWith(prefix)) start--;
+    const branches = merged.slice(start);
+    if (branches.length && branches.every((branch) => branch.keyword === 'required')) {
+      merged.length = start;
+      merged.push({
+        ...error,
+        keyword: REQUIRED_ANY_OF,
+        params: { properties: branches.map((branch) => String(branch.params.missingProperty)) },
+      });
+    } else merged.push(error);
+  }
+  return merged;
+}
+
+/**
+ * The contract may word a rule's message itself: `x-error-messages: {<keyword>: <message>}` on
+ * the schema that holds the keyword (the seed's "Both amount and date are required when
+ * updating reconciliation"). Needs Ajv's `verbose` option, which gives each error its schema.
+ */
+function contractMessage(error: ErrorObject): string | undefined {
+  const messages = (error.parentSchema as { 'x-error-messages'?: Record<string, string> } | undefined)?.[
+    'x-error-messages'
+  ];
+  return messages?.[error.keyword === REQUIRED_ANY_OF ? 'anyOf' : error.keyword];
+}
+
 /** Turns Ajv results into one entry per problem, each with a JSON pointer into the request. */
 export function validationDetails(errors: ErrorObject[]): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
-  for (const error of errors) {
-    const detail = describe(error);
-    if (!detail) continue;
+  for (const error of mergeRequiredAlternatives(errors)) {
+    const described = describe(error);
+    if (!described) continue;
+    const custom = contractMessage(error);
+    const detail = custom ? { ...described, message: custom } : described;
     const key = `${detail.path}\u0000${detail.message}`;
     if (seen.has(key)) continue;
     seen.add(key);

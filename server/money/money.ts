@@ -1,3 +1,5 @@
+import currencyCodes from '../../openapi/components/schemas/CurrencyCode.json' with { type: 'json' };
+
 /**
  * Money rules, defined once. Amounts travel as decimal strings (numeric(19,4) in PostgreSQL),
  * never as floats; minor units are integers.
@@ -29,10 +31,17 @@ export function minorDigits(currency: string): number {
   return places;
 }
 
-/** Whether `code` is an ISO 4217 code this runtime knows. */
+/**
+ * The ISO 4217 codes the service accepts. The one list is the contract's (CurrencyCode.json, the
+ * `enum` every currency field refers to), read here, so that the server's check and the contract
+ * cannot disagree; it no longer depends on the ICU data of the Node.js build.
+ */
+export const CURRENCY_CODES: readonly string[] = currencyCodes.enum;
+const KNOWN_CURRENCIES: ReadonlySet<string> = new Set(CURRENCY_CODES);
+
+/** Whether `code` is one of the ISO 4217 codes the service accepts. */
 export function isKnownCurrency(code: string): boolean {
-  if (!/^[A-Z]{3}$/.test(code)) return false;
-  return Intl.supportedValuesOf('currency').includes(code);
+  return KNOWN_CURRENCIES.has(code);
 }
 
 /**

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers } from '../../server/handlers.ts';
 import type { OperationId } from '../../server/http/contract.ts';
 import { loadOpenApiDocument } from '../../server/http/openapi-document.ts';
+import { databaseSnapshot } from '../support/database-snapshot.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
 import { createFixtures, createTransaction } from '../support/transactions-fixtures.ts';
@@ -60,33 +61,6 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-/** Row counts of every table the API writes to. */
-async function snapshot() {
-  const tables = [
-    'families',
-    'users',
-    'api_keys',
-    'accounts',
-    'categories',
-    'merchants',
-    'tags',
-    'taggings',
-    'securities',
-    'entries',
-    'transactions',
-    'valuations',
-    'trades',
-  ];
-  const [row] = await server.query(
-    `select ${tables.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`,
-  );
-  const [latest] = await server.query(
-    `select max(updated_at) as tags, (select max(updated_at) from entries) as entries from tags`,
-  );
-  const [jobs] = await server.query('select count(*)::int as queued from graphile_worker.jobs');
-  return { ...row, latest, jobs };
-}
-
 function concretePath(operation: { id: string; path: string }): string {
   return operation.path.replace(/\{id\}/, () => {
     const resource = operation.id.replace(/^(update|delete)/, '');
@@ -112,7 +86,7 @@ const cases: [string, string, number, string][] = [
 
 describe.each(writeOperations)('$id ($method $path) with bad input', (operation) => {
   it.each(cases)('answers %s with the documented error and writes nothing', async (_, body, status, code) => {
-    const before = await snapshot();
+    const before = await databaseSnapshot(server);
     const response = await server.api.request(operation.method, concretePath(operation), {
       key: household.writeKey,
       body,
@@ -120,18 +94,18 @@ describe.each(writeOperations)('$id ($method $path) with bad input', (operation)
     expect(response.status).toBe(status);
     expect(response.body.error).toBe(code);
     expect(response.body.errors.length).toBeGreaterThan(0);
-    expect(await snapshot()).toEqual(before);
+    expect(await databaseSnapshot(server)).toEqual(before);
   });
 
   it('answers a body over the JSON limit with 413 and writes nothing', async () => {
-    const before = await snapshot();
+    const before = await databaseSnapshot(server);
     const response = await server.api.request(operation.method, concretePath(operation), {
       key: household.writeKey,
       body: JSON.stringify({ padding: 'x'.repeat(TEST_JSON_LIMIT) }),
     });
     expect(response.status).toBe(413);
     expect(response.body.error).toBe('payload_too_large');
-    expect(await snapshot()).toEqual(before);
+    expect(await databaseSnapshot(server)).toEqual(before);
   });
 });
 

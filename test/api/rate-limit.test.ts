@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { pruneRateLimits } from '../../server/http/access-gate.ts';
+import { createHttpServer } from '../../server/http/http-server.ts';
 import { ContractClient } from '../support/contract-client.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
@@ -63,7 +64,7 @@ describe('rate limits when spent', () => {
       rateLimitWindowSeconds: 600,
     };
     const app = await createApp({ config, orm: server.orm, logger: pino({ level: 'silent' }) });
-    const twin = app.listen(0, '127.0.0.1');
+    const twin = createHttpServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((resolve) => twin.once('listening', resolve));
     try {
       const other = new ContractClient(`http://127.0.0.1:${(twin.address() as AddressInfo).port}`);

@@ -10,6 +10,7 @@ import { CSV_CONTENT_LIMIT, loadConfig } from '../../server/config.ts';
 type AppConfig = AppDependencies['config'];
 import { databaseUrl, ensureDatabase } from '../../server/db/embedded-postgres.ts';
 import { ormOptions, type EntityManager } from '../../server/db/orm.ts';
+import { createHttpServer } from '../../server/http/http-server.ts';
 import { drainJobs } from '../../server/jobs/worker.ts';
 import { ContractClient } from './contract-client.ts';
 
@@ -45,7 +46,7 @@ export async function startTestServer(overrides: Partial<AppConfig> = {}): Promi
     orm,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });
-  const server = app.listen(0, '127.0.0.1');
+  const server = createHttpServer(app.callback()).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const pool = new pg.Pool({ connectionString: url, max: 2 });

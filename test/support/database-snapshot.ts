@@ -1,0 +1,33 @@
+import type { TestServer } from './test-server.ts';
+
+/** Every table the API writes to. */
+const TABLES = [
+  'families',
+  'users',
+  'api_keys',
+  'accounts',
+  'categories',
+  'merchants',
+  'tags',
+  'taggings',
+  'securities',
+  'entries',
+  'transactions',
+  'valuations',
+  'trades',
+];
+
+/**
+ * Row counts of every table the API writes to, the latest change of tags and entries, and the
+ * number of queued jobs: equal before and after a refused request when it wrote nothing.
+ */
+export async function databaseSnapshot(server: TestServer) {
+  const [row] = await server.query(
+    `select ${TABLES.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`,
+  );
+  const [latest] = await server.query(
+    `select max(updated_at) as tags, (select max(updated_at) from entries) as entries from tags`,
+  );
+  const [jobs] = await server.query('select count(*)::int as queued from graphile_worker.jobs');
+  return { ...row, latest, jobs };
+}
