@@ -451,7 +451,7 @@ export interface paths {
          *
          *     - After the change, the account must hold a non-negative number of units
          *       of the security on every date (422 `Cannot sell more shares than
-         *       held`), and no position may exceed the bounds of `TradeNumber`.
+         *       held`), and no position may be worth more than 9,999,999,999,999.9999.
          *
          *
          *     Requires the `read_write` scope.
@@ -1325,8 +1325,10 @@ export interface components {
             data: components["schemas"]["Trade"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description A positive number, sent either as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: a quantity keeps up to 8 decimal places and is at most 1,000,000,000,000; a price keeps up to 4 decimal places and is at most 1,000,000,000. The server checks the value itself: text that is not a number is answered with 422 `qty and price must be valid numbers`; zero or a negative value with 422 `qty and price must be present and positive`; more decimal places or a larger value with 422 naming the limit. */
-        TradeNumber: number | string;
+        /** @description A positive quantity of units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
+        TradeQuantity: number | string;
+        /** @description A positive price per unit in major units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
+        TradePrice: number | string;
         /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); one of the two is required (the `anyOf` below), and an unknown `security_id` or a blank `ticker` is answered with 422 by the server. */
         TradeCreateRequest: {
             trade: {
@@ -1345,10 +1347,10 @@ export interface components {
                  * @enum {string}
                  */
                 type: "buy" | "sell";
-                /** @description Number of units, positive; required (a missing value is answered with 422 `qty and price must be present and positive`). */
-                qty?: components["schemas"]["TradeNumber"];
+                /** @description Number of units; required (a missing value is answered with 422 `qty and price must be present and positive`). */
+                qty?: components["schemas"]["TradeQuantity"];
                 /** @description Price per unit in major units, positive; required like `qty`. */
-                price?: components["schemas"]["TradeNumber"];
+                price?: components["schemas"]["TradePrice"];
                 /**
                  * Format: uuid
                  * @description Id of a known security.
@@ -1362,7 +1364,7 @@ export interface components {
                 fee?: number;
                 /** @description Free-text notes. */
                 notes?: string;
-            } & (unknown | unknown);
+            } & (unknown & (unknown | unknown));
         };
         /** @description Envelope holding one trade. */
         TradeResponse: {
@@ -1381,9 +1383,9 @@ export interface components {
                 /** @description New notes. */
                 notes?: string;
                 /** @description New number of units; the stored price is used when `price` is not sent. */
-                qty?: components["schemas"]["TradeNumber"];
+                qty?: components["schemas"]["TradeQuantity"];
                 /** @description New price per unit; the stored quantity is used when `qty` is not sent. */
-                price?: components["schemas"]["TradeNumber"];
+                price?: components["schemas"]["TradePrice"];
                 /**
                  * @description New direction of the trade.
                  * @enum {string}

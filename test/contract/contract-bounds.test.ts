@@ -18,20 +18,10 @@ import {
  */
 const schemas = document.components.schemas as Schema;
 
-/** Owned by the trade change in flight (qty, price and fee of trades are being redefined there). */
-const TRADE_NUMBERS = new Set(
-  [
-    schemas.TradeCreateRequest.properties.trade.properties.qty,
-    schemas.TradeCreateRequest.properties.trade.properties.price,
-    schemas.TradeCreateRequest.properties.trade.properties.fee,
-    schemas.TradeUpdateRequest.properties.trade.properties.qty,
-    schemas.TradeUpdateRequest.properties.trade.properties.price,
-  ].map(resolve),
-);
 /** Bounded by its own rule in bytes (422 content_too_large), which maxLength cannot state. */
 const CSV_CONTENT = schemas.ImportCreateRequest.properties.raw_file_content;
 
-const sites = requestSchemas().filter(({ schema }) => !TRADE_NUMBERS.has(schema) && schema !== CSV_CONTENT);
+const sites = requestSchemas().filter(({ schema }) => schema !== CSV_CONTENT);
 const typesOf = (schema: Schema): string[] => [schema.type ?? []].flat();
 const PINNED_FORMATS = new Set(['uuid', 'date', 'date-time']);
 
