@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { flushUniqueName } from '../db/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
 import { ValidationFailed } from '../http/errors.ts';
 import { isKnownCurrency, toDecimal } from '../money/money.ts';
@@ -29,6 +30,6 @@ export async function createAccount(em: EntityManager, familyId: string, input: 
     balance: toDecimal(input.balance ?? 0),
     openingBalance: toDecimal(input.balance ?? 0),
   });
-  await em.flush();
+  await flushUniqueName(em, '/body/account/name');
   return account.id;
 }

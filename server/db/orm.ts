@@ -7,6 +7,7 @@ import { Migration20261122010000_rate_limits } from './migrations/Migration20261
 import { Migration20261122020000_entry_counts } from './migrations/Migration20261122020000_entry_counts.ts';
 import { Migration20261122030000_account_sync } from './migrations/Migration20261122030000_account_sync.ts';
 import { Migration20261122040000_holdings } from './migrations/Migration20261122040000_holdings.ts';
+import { Migration20261125010000_write_integrity } from './migrations/Migration20261125010000_write_integrity.ts';
 import { Migration20261125020000_account_sync_error } from './migrations/Migration20261125020000_account_sync_error.ts';
 import { installJobQueue } from '../jobs/job-queue.ts';
 
@@ -19,6 +20,7 @@ const migrations = [
   { name: 'Migration20261122020000_entry_counts', class: Migration20261122020000_entry_counts },
   { name: 'Migration20261122030000_account_sync', class: Migration20261122030000_account_sync },
   { name: 'Migration20261122040000_holdings', class: Migration20261122040000_holdings },
+  { name: 'Migration20261125010000_write_integrity', class: Migration20261125010000_write_integrity },
   { name: 'Migration20261125020000_account_sync_error', class: Migration20261125020000_account_sync_error },
 ];
 

@@ -1,7 +1,8 @@
 import { Entry } from '../entries/entry.entity.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
-import { NotFound, ValidationFailed } from '../http/errors.ts';
+import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
+import { ValidationFailed } from '../http/errors.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
 import { accountPositions, END_OF_TIME } from '../holdings/account-positions.ts';
 import { BOUNDS, SCALE } from '../money/bounds.ts';
@@ -114,14 +115,14 @@ async function checkPositions(em: EntityManager, accountId: string, securityId: 
   }
 }
 
-/** An account that takes trades: investment accounts and crypto exchange accounts (seed rule 1). */
+/** An account that takes trades: investment accounts and crypto exchange accounts (seed rule 1); locked for the write. */
 async function tradeAccount(em: EntityManager, familyId: string, id: string) {
-  const [account] = await sql<{ id: string; currency: string; account_type: string; subtype: string | null }>(
+  const account = await lockAccount<{ id: string; currency: string; account_type: string; subtype: string | null }>(
     em,
-    'select id, currency, account_type, subtype from accounts where id = ? and family_id = ?',
-    [id, familyId],
+    familyId,
+    id,
+    'id, currency, account_type, subtype',
   );
-  if (!account) throw NotFound.entity('Account');
   const supports =
     account.account_type === 'investment' || (account.account_type === 'crypto' && account.subtype === 'exchange');
   if (!supports) throw ValidationFailed.at('/body/trade/account_id', 'Account does not support trades');
@@ -145,20 +146,24 @@ async function securityFor(
   }
   const ticker = input.ticker?.trim().toUpperCase();
   if (!ticker) throw ValidationFailed.at('/body/trade', 'security_id or ticker is required');
-  const [existing] = await sql<{ id: string; ticker: string }>(
-    em,
-    `select id, ticker from securities where upper(ticker) = ? and (family_id is null or family_id = ?)
-      order by family_id nulls first limit 1`,
-    [ticker, familyId],
-  );
+  const visible = () =>
+    sql<{ id: string; ticker: string }>(
+      em,
+      `select id, ticker from securities where upper(ticker) = ? and (family_id is null or family_id = ?)
+        order by family_id nulls first limit 1`,
+      [ticker, familyId],
+    );
+  const [existing] = await visible();
   if (existing) return existing;
+  // Create-or-reuse in one statement: of concurrent first trades of a ticker, one inserts and the
+  // others find its row (securities_ticker_key decides), none fails.
   const [created] = await sql<{ id: string; ticker: string }>(
     em,
     `insert into securities (id, family_id, ticker, kind, created_at, updated_at)
-      values (gen_random_uuid(), ?, ?, 'standard', now(), now()) returning id, ticker`,
+      values (gen_random_uuid(), ?, ?, 'standard', now(), now()) on conflict do nothing returning id, ticker`,
     [familyId, ticker],
   );
-  return created!;
+  return created ?? (await visible())[0]!;
 }
 
 /** Records a buy or sell; returns the entry id. The account's sync is queued in the same transaction. */
@@ -167,7 +172,7 @@ export async function createTrade(em: EntityManager, familyId: string, input: Ne
   const price = positiveNumber(input.price, 'price');
   const fee = moneyInput(input.fee ?? 0, `${BODY}/fee`, 'fee');
   checkCurrency(input.currency);
-  return em.transactional(async (tx) => {
+  return writeUnit(em, async (tx) => {
     const account = await tradeAccount(tx, familyId, input.account_id);
     const security = await securityFor(tx, familyId, input);
     const signed = await amounts(tx, input.type, qty, price, fee);
@@ -206,7 +211,8 @@ export async function updateTrade(em: EntityManager, familyId: string, id: strin
   const qty = change.qty === undefined ? undefined : positiveNumber(change.qty, 'qty');
   const price = change.price === undefined ? undefined : positiveNumber(change.price, 'price');
   checkCurrency(change.currency);
-  await em.transactional(async (tx) => {
+  await writeUnit(em, async (tx) => {
+    await lockEntryAccount(tx, familyId, id, 'Trade');
     // The list's visibility (findTrade: 404 otherwise), then the rows to change.
     const row = await findTrade(tx, familyId, id);
     const entry = await tx.findOneOrFail(Entry, id);
@@ -241,14 +247,14 @@ export async function updateTrade(em: EntityManager, familyId: string, id: strin
 
 /** Deletes a trade (entry and details) and queues its account's sync; refused when later sales would exceed what is held. */
 export async function deleteTrade(em: EntityManager, familyId: string, id: string): Promise<void> {
-  await em.transactional(async (tx) => {
-    const entry = await tx.findOne(Entry, { id, family: familyId, entryableType: 'Trade' });
-    if (!entry) throw NotFound.entity('Trade');
+  await writeUnit(em, async (tx) => {
+    const accountId = await lockEntryAccount(tx, familyId, id, 'Trade');
+    const entry = await tx.findOneOrFail(Entry, id);
     const detail = await tx.findOneOrFail(Trade, entry.entryableId);
     const securityId = detail.security.id;
     await tx.nativeDelete(Entry, { id: entry.id });
     await tx.nativeDelete(Trade, { id: entry.entryableId });
-    await checkPositions(tx, entry.account.id, securityId, '/path/id');
-    await queueAccountSync(tx, entry.account.id);
+    await checkPositions(tx, accountId, securityId, '/path/id');
+    await queueAccountSync(tx, accountId);
   });
 }

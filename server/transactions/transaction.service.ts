@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findAccountForEntry } from '../accounts/account.queries.ts';
 import { Category } from '../categories/category.entity.ts';
 import { Entry } from '../entries/entry.entity.ts';
-import { NotFound, ValidationFailed, type ErrorDetail } from '../http/errors.ts';
+import { ValidationFailed, type ErrorDetail } from '../http/errors.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { currencyProblem } from '../money/currency-check.ts';
 import { moneyInput } from '../money/decimal-input.ts';
@@ -10,6 +10,7 @@ import { signedAmount, type Nature } from '../money/signed-amount.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { Tagging } from '../tags/tagging.entity.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
+import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
 import { insertTransactions } from './transaction.bulk-insert.ts';
 import { Transaction } from './transaction.entity.ts';
 
@@ -67,18 +68,21 @@ async function references(em: EntityManager, familyId: string, input: Transactio
     const wanted = [...new Set(input.tag_ids)];
     tags = wanted.length ? await em.find(Tag, { id: { $in: wanted }, family: familyId }) : [];
     const found = new Set(tags.map((tag) => tag.id));
+    const reported = new Set<string>();
     input.tag_ids.forEach((id, index) => {
       // Pointers name the position in the request; a repeated unknown id is reported once.
-      if (!found.has(id) && input.tag_ids!.indexOf(id) === index) {
+      if (!found.has(id) && !reported.has(id)) {
+        reported.add(id);
         problems.push({ path: `${BODY}/tag_ids/${index}`, message: `tag ${id} does not match a tag of this family` });
       }
     });
   }
   if (problems.length) throw new ValidationFailed(problems);
+  // Ids, not entities: the write runs on an EntityManager of its own (writeUnit).
   return {
-    category: category ?? null,
-    merchant: merchant ?? null,
-    tags,
+    categoryId: category?.id ?? null,
+    merchantId: merchant?.id ?? null,
+    tagIds: tags?.map((tag) => tag.id),
     categoryGiven: input.category_id !== undefined,
     merchantGiven: input.merchant_id !== undefined,
   };
@@ -91,7 +95,8 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
   const account = await findAccountForEntry(em, familyId, input.account_id!);
   const refs = await references(em, familyId, input);
   // The account's sync is queued in the same transaction as the write (a crash cannot lose it).
-  const [id] = await em.transactional(async (tx) => {
+  const [id] = await writeUnit(em, async (tx) => {
+    await lockAccount(tx, familyId, account.id);
     const ids = await insertTransactions(tx, [
       {
         familyId,
@@ -101,9 +106,9 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
         currency: input.currency ?? account.family_currency,
         name: nameOf(input)!,
         notes: input.notes ?? null,
-        categoryId: refs.category?.id ?? null,
-        merchantId: refs.merchant?.id ?? null,
-        tagIds: refs.tags?.map((tag) => tag.id) ?? [],
+        categoryId: refs.categoryId,
+        merchantId: refs.merchantId,
+        tagIds: refs.tagIds ?? [],
       },
     ]);
     await queueAccountSync(tx, account.id);
@@ -120,10 +125,10 @@ export async function updateTransaction(
   input: Omit<TransactionInput, 'account_id'>,
 ): Promise<void> {
   checkInput(input);
-  const entry = await em.findOne(Entry, { id, family: familyId, entryableType: 'Transaction' });
-  if (!entry) throw NotFound.entity('Transaction');
   const refs = await references(em, familyId, input);
-  await em.transactional(async (tx) => {
+  await writeUnit(em, async (tx) => {
+    const accountId = await lockEntryAccount(tx, familyId, id, 'Transaction');
+    const entry = await tx.findOneOrFail(Entry, id);
     const detail = await tx.findOneOrFail(Transaction, entry.entryableId);
     const name = nameOf(input);
     if (name !== undefined) entry.name = name;
@@ -134,26 +139,27 @@ export async function updateTransaction(
     if (input.amount !== undefined || input.nature !== undefined) {
       entry.amount = signedAmount(input.amount ?? entry.amount, input.nature);
     }
-    if (refs.categoryGiven) detail.category = refs.category;
-    if (refs.merchantGiven) detail.merchant = refs.merchant;
-    if (refs.tags !== undefined) {
+    if (refs.categoryGiven) detail.category = refs.categoryId ? tx.getReference(Category, refs.categoryId) : null;
+    if (refs.merchantGiven) detail.merchant = refs.merchantId ? tx.getReference(Merchant, refs.merchantId) : null;
+    if (refs.tagIds !== undefined) {
       await tx.nativeDelete(Tagging, { taggableType: 'Transaction', taggableId: detail.id });
-      for (const tag of refs.tags) tx.create(Tagging, { tag, taggableType: 'Transaction', taggableId: detail.id });
+      for (const tagId of refs.tagIds) {
+        tx.create(Tagging, { tag: tx.getReference(Tag, tagId), taggableType: 'Transaction', taggableId: detail.id });
+      }
     }
     detail.updatedAt = entry.updatedAt = new Date();
-    tx.persist(entry);
-    await queueAccountSync(tx, entry.account.id);
+    await queueAccountSync(tx, accountId);
   });
 }
 
 /** Deletes a transaction with its details and tags. */
 export async function deleteTransaction(em: EntityManager, familyId: string, id: string): Promise<void> {
-  await em.transactional(async (tx) => {
-    const entry = await tx.findOne(Entry, { id, family: familyId, entryableType: 'Transaction' });
-    if (!entry) throw NotFound.entity('Transaction');
-    await tx.nativeDelete(Tagging, { taggableType: 'Transaction', taggableId: entry.entryableId });
+  await writeUnit(em, async (tx) => {
+    const accountId = await lockEntryAccount(tx, familyId, id, 'Transaction');
+    const entry = await tx.findOneOrFail(Entry, id);
+    // Its taggings go with the transaction row (foreign key, on delete cascade).
     await tx.nativeDelete(Entry, { id: entry.id });
     await tx.nativeDelete(Transaction, { id: entry.entryableId });
-    await queueAccountSync(tx, entry.account.id);
+    await queueAccountSync(tx, accountId);
   });
 }

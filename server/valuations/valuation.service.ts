@@ -1,7 +1,8 @@
 import { Entry } from '../entries/entry.entity.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { sql } from '../db/sql.ts';
-import { NotFound, ValidationFailed } from '../http/errors.ts';
+import { flushUnique } from '../db/flush-unique.ts';
+import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
+import { ValidationFailed } from '../http/errors.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
 import { moneyInput } from '../money/decimal-input.ts';
 import { toDecimal } from '../money/money.ts';
@@ -25,8 +26,8 @@ const VALUATION_NAME = 'Manual valuation';
 
 /**
  * Sets the balance of an account on a date. One valuation per account and date: a second one for
- * the same date changes the first (`created: false`). The account row is locked, so two concurrent
- * requests for one date cannot both create. The account's sync is queued in the same transaction.
+ * the same date changes the first (`created: false`). The account row is locked first, as by every
+ * entry write, so two concurrent requests for one date cannot both create. The account's sync is queued in the same transaction.
  */
 export async function createValuation(
   em: EntityManager,
@@ -34,13 +35,8 @@ export async function createValuation(
   input: NewValuation,
 ): Promise<{ id: string; created: boolean }> {
   moneyInput(input.amount, '/body/valuation/amount');
-  return em.transactional(async (tx) => {
-    const [account] = await sql<{ id: string; currency: string }>(
-      tx,
-      'select id, currency from accounts where id = ? and family_id = ? for update',
-      [input.account_id, familyId],
-    );
-    if (!account) throw NotFound.entity('Account');
+  return writeUnit(em, async (tx) => {
+    const account = await lockAccount<{ id: string; currency: string }>(tx, familyId, input.account_id, 'id, currency');
     const existing = await tx.findOne(Entry, { account: account.id, entryableType: 'Valuation', date: input.date });
     let result: { id: string; created: boolean };
     if (existing) {
@@ -79,9 +75,9 @@ export async function updateValuation(
   change: ValuationChange,
 ): Promise<void> {
   if (change.amount !== undefined) moneyInput(change.amount, '/body/valuation/amount');
-  await em.transactional(async (tx) => {
-    const entry = await tx.findOne(Entry, { id, family: familyId, entryableType: 'Valuation' });
-    if (!entry) throw NotFound.entity('Valuation');
+  await writeUnit(em, async (tx) => {
+    const accountId = await lockEntryAccount(tx, familyId, id, 'Valuation');
+    const entry = await tx.findOneOrFail(Entry, id);
     if ((change.amount === undefined) !== (change.date === undefined)) {
       const missing = change.amount === undefined ? 'amount' : 'date';
       throw ValidationFailed.at(
@@ -89,16 +85,13 @@ export async function updateValuation(
         'Both amount and date are required when updating reconciliation',
       );
     }
-    if (change.date !== undefined && change.date !== entry.date) {
-      const taken = await tx.count(Entry, { account: entry.account.id, entryableType: 'Valuation', date: change.date });
-      if (taken > 0) {
-        throw ValidationFailed.at('/body/valuation/date', `The account already has a valuation on ${change.date}`);
-      }
-      entry.date = change.date;
-    }
+    if (change.date !== undefined) entry.date = change.date;
     if (change.amount !== undefined) entry.amount = toDecimal(change.amount);
     if (change.notes !== undefined) entry.notes = change.notes;
     entry.updatedAt = new Date();
-    await queueAccountSync(tx, entry.account.id);
+    // The unique index on (account, date) of valuations decides whether the date is free.
+    const date = change.date ?? entry.date;
+    await flushUnique(tx, '/body/valuation/date', `The account already has a valuation on ${date}`);
+    await queueAccountSync(tx, accountId);
   });
 }

@@ -1,0 +1,73 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { NotFound } from '../http/errors.ts';
+import { sql } from './sql.ts';
+
+/** SQLSTATEs after which running the same unit of work again can succeed. */
+const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serialization failure
+
+/** How often a unit of work runs at most: a deadlock should be rare once locks are taken in order. */
+const ATTEMPTS = 3;
+
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE.has(code);
+}
+
+/**
+ * Runs a write in one transaction, again (up to 3 times in all) when PostgreSQL aborts it for a
+ * deadlock or a serialization failure: the last line of defence behind the lock order below. Each
+ * attempt starts from a fresh EntityManager, so `work` must load what it changes itself.
+ */
+export async function writeUnit<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await em.fork().transactional(work);
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;
+    }
+  }
+}
+
+/**
+ * The lock order of every write of an entry: the account row first, before entries, their details,
+ * taggings, the entry counts kept by triggers and the job queue. Writes to one account then run one
+ * after the other instead of deadlocking on those rows in different orders (the account sync job
+ * takes the same lock first). Returns the account, or 404 when the family has no such account.
+ */
+export async function lockAccount<Row extends { id: string } = { id: string }>(
+  tx: EntityManager,
+  familyId: string,
+  accountId: string,
+  columns = 'id',
+): Promise<Row> {
+  const [account] = await sql<Row>(tx, `select ${columns} from accounts where id = ? and family_id = ? for update`, [
+    accountId,
+    familyId,
+  ]);
+  if (!account) throw NotFound.entity('Account');
+  return account;
+}
+
+/**
+ * Locks the account of an entry of `kind`, then reads the entry again under that lock: a concurrent
+ * delete that committed meanwhile makes it a 404 here rather than a failure later.
+ */
+export async function lockEntryAccount(
+  tx: EntityManager,
+  familyId: string,
+  entryId: string,
+  kind: 'Transaction' | 'Valuation' | 'Trade',
+): Promise<string> {
+  const [owner] = await sql<{ account_id: string }>(
+    tx,
+    'select account_id from entries where id = ? and family_id = ? and entryable_type = ?',
+    [entryId, familyId, kind],
+  );
+  if (owner) {
+    await lockAccount(tx, familyId, owner.account_id);
+    // A new statement sees what committed while this one waited for the lock.
+    const [still] = await sql(tx, 'select 1 from entries where id = ? and account_id = ?', [entryId, owner.account_id]);
+    if (still) return owner.account_id;
+  }
+  throw NotFound.entity(kind);
+}
