@@ -18,6 +18,7 @@ import { openOrm, type EntityManager } from '../server/db/orm.ts';
 import { isKnownCurrency } from '../server/money/money.ts';
 import { User } from '../server/users/user.entity.ts';
 import { createUserWithFamily, EmailTaken } from '../server/users/user.service.ts';
+import { createLogger } from '../server/logger.ts';
 
 class UsageError extends Error {}
 
@@ -26,7 +27,36 @@ const USAGE = `usage: npm run --silent admin -- <command> [options]
   create-api-key  --email E --scope read|read_write [--name N] [--expires-in-days D]
   revoke-api-key  --key K
   deactivate-user --email E
-  activate-user   --email E`;
+  activate-user   --email E
+secrets stay out of the process list with --password-stdin / --key-stdin (first line of stdin)
+or the environment variables ADMIN_PASSWORD / ADMIN_API_KEY instead of --password / --key`;
+
+/** Where a secret may come from instead of the command line, which \`ps\` shows to every local user. */
+const SECRETS = [
+  { option: 'password', variable: 'ADMIN_PASSWORD' },
+  { option: 'key', variable: 'ADMIN_API_KEY' },
+] as const;
+
+async function firstLineOfStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0]!;
+}
+
+/** Fills --password / --key from stdin (`--<name>-stdin`) or the environment when not given as arguments. */
+async function readSecrets(options: Options): Promise<void> {
+  for (const { option, variable } of SECRETS) {
+    if (options[`${option}-stdin`]) {
+      if (options[option] !== undefined) throw new UsageError(`--${option} and --${option}-stdin exclude each other`);
+      options[option] = await firstLineOfStdin();
+    } else if (options[option] === undefined && process.env[variable]) {
+      options[option] = process.env[variable];
+    }
+  }
+}
 
 type Options = Record<string, string | boolean | undefined>;
 
@@ -137,9 +167,12 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         'expires-in-days': { type: 'string' },
         key: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        'key-stdin': { type: 'boolean' },
       },
       strict: true,
     }).values;
+    await readSecrets(options);
     command.check(options);
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n${USAGE}\n`);
@@ -147,7 +180,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
-  const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', pino.destination(2));
   const database = await resolveDatabase(config, logger);
   const orm = await openOrm(database.url, 2);
   try {

@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://localhost:${port}`;
   logger.info({ port }, 'listening');
-  process.stdout.write(
+  // For the person at the terminal, on stderr: stdout carries only JSON log lines (which a log
+  // collector may keep), and the demo key must not end up among them.
+  process.stderr.write(
     `\nFinance API v1 is running at ${base}/api/v1\n` +
       `  docs:     ${base}/docs\n` +
       `  contract: ${base}/api/v1/openapi.json\n` +

@@ -44,7 +44,13 @@ export async function runStatement<Row>(connection: Queryable, statement: Statem
   if (count !== statement.params.length) {
     throw new Error(`statement has ${count} placeholders but ${statement.params.length} values: ${statement.text}`);
   }
-  return (await connection.query({ name, text, values: statement.params })).rows as Row[];
+  try {
+    return (await connection.query({ name, text, values: statement.params })).rows as Row[];
+  } catch (error) {
+    // Logs name the statement (its text is in the code) instead of quoting SQL and values.
+    if (error && typeof error === 'object') Object.assign(error, { statement: name });
+    throw error;
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyPassword } from '../../server/users/password.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
@@ -17,15 +18,21 @@ interface Outcome {
 
 /** Runs `npm run --silent admin -- ...args` as a user would, against this file's database. */
 function admin(...args: string[]): Promise<Outcome> {
+  return adminWith({}, ...args);
+}
+
+/** The same with more environment variables and, optionally, text on stdin. */
+function adminWith(options: { env?: Record<string, string>; stdin?: string }, ...args: string[]): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       'npm',
       ['run', '--silent', 'admin', '--', ...args],
-      { env: { ...process.env, DATABASE_URL: server.databaseUrl } },
+      { env: { ...process.env, DATABASE_URL: server.databaseUrl, ...options.env } },
       (error, stdout, stderr) => {
         resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
       },
     );
+    child.stdin!.end(options.stdin ?? '');
   });
 }
 
@@ -38,6 +45,39 @@ const counts = async () =>
   )[0];
 
 describe('admin CLI', () => {
+  it('takes secrets from stdin or the environment, keeping them out of the process list', async () => {
+    const passwordOf = async (email: string) =>
+      (await server.query<{ password_hash: string }>('select password_hash from users where email = $1', [email]))[0]!
+        .password_hash;
+    const piped = await adminWith(
+      { stdin: 'piped secret phrase\nignored' },
+      'create-user',
+      '--email',
+      'piped@example.com',
+      '--password-stdin',
+      '--family',
+      'Piped', // prettier-ignore
+    );
+    expect(piped.code).toBe(0);
+    expect(await verifyPassword('piped secret phrase', await passwordOf('piped@example.com'))).toEqual({ valid: true, rehash: false }); // prettier-ignore
+    const fromEnv = await adminWith(
+      { env: { ADMIN_PASSWORD: 'environment phrase' } },
+      'create-user',
+      '--email',
+      'env@example.com',
+      '--family',
+      'Env', // prettier-ignore
+    );
+    expect(fromEnv.code).toBe(0);
+    expect((await verifyPassword('environment phrase', await passwordOf('env@example.com'))).valid).toBe(true);
+    const key = lastLine((await admin('create-api-key', '--email', 'env@example.com', '--scope', 'read')).stdout).key;
+    const revoked = await adminWith({ stdin: `${key}\n` }, 'revoke-api-key', '--key-stdin');
+    expect(revoked.code).toBe(0);
+    const { id } = lastLine(revoked.stdout);
+    const [row] = await server.query<{ revoked: boolean }>('select revoked_at is not null as revoked from api_keys where id = $1', [id]); // prettier-ignore
+    expect(row).toEqual({ revoked: true });
+  });
+
   it('creates a user and family, then a key that works against the API', async () => {
     const created = await admin(
       'create-user',

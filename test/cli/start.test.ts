@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 /** Starts the service as `npm start` does (server/main.ts), on this file's database and a free port. */
-function start(): { child: ChildProcess; banner: Promise<string>; exited: Promise<number | null> } {
+function start(): { child: ChildProcess; banner: Promise<string>; exited: Promise<number | null>; logs: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env: {
       ...process.env,
@@ -26,20 +26,23 @@ function start(): { child: ChildProcess; banner: Promise<string>; exited: Promis
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let logs = '';
+  child.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
   const banner = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    // The banner is for the terminal (stderr); stdout carries the JSON log lines.
+    child.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (/try: curl/.test(output)) resolve(output);
     });
     child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, banner, exited };
+  return { child, banner, exited, logs: () => logs };
 }
 
 describe('npm start', () => {
@@ -69,6 +72,11 @@ describe('npm start', () => {
 
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
+    // Only JSON log lines on stdout, and the key in none of them.
+    const lines = first.logs().trim().split('\n');
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(first.logs()).not.toContain(key);
 
     // A second start finds the household and prints the same key.
     const second = start();
