@@ -1,7 +1,8 @@
-import { run, runOnce, type Runner, type TaskList } from 'graphile-worker';
+import { run, runOnce, type TaskList } from 'graphile-worker';
 import type { Logger } from 'pino';
 import { accountSyncTask } from './account-sync.task.ts';
 import { workerLogger } from './job-queue.ts';
+import { startWorkerLiveness } from './worker-liveness.ts';
 
 /** Every task the service runs in the background, by identifier. */
 export const taskList: TaskList = {
@@ -15,12 +16,20 @@ export interface WorkerOptions {
   logger?: Logger;
 }
 
+/** A running job runner. */
+export interface BackgroundWorker {
+  /** Lets running jobs finish, then closes the runner's connections. */
+  stop(): Promise<void>;
+}
+
 /**
- * Starts the job runner; it stops when asked (`runner.stop()`: running jobs finish first), not on
- * signals: the process owns its shutdown order (HTTP, then jobs, then the database).
+ * Starts the job runner; it stops when asked, not on signals: the process owns its shutdown order
+ * (HTTP, then jobs, then the database). Before it takes jobs, the jobs left locked by workers that
+ * died are released (worker-liveness.ts), and its own workers are marked alive.
  */
-export async function startWorker(options: WorkerOptions): Promise<Runner> {
-  return run({
+export async function startWorker(options: WorkerOptions): Promise<BackgroundWorker> {
+  const liveness = await startWorkerLiveness(options.connectionString, options.logger);
+  const runner = await run({
     connectionString: options.connectionString,
     concurrency: options.concurrency,
     pollInterval: options.pollIntervalMs,
@@ -28,8 +37,18 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
     maxPoolSize: options.concurrency + 2,
     noHandleSignals: true,
     logger: workerLogger(options.logger),
+    events: liveness.events,
     taskList,
+  }).catch(async (error: unknown) => {
+    await liveness.stop();
+    throw error;
   });
+  return {
+    async stop() {
+      await runner.stop();
+      await liveness.stop();
+    },
+  };
 }
 
 /** Runs every job that is due, then returns: for tests, which wait for the queue to drain. */

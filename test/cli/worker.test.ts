@@ -1,5 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { releaseDeadWorkers } from '../../server/jobs/worker-liveness.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -21,36 +23,103 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
   }
 }
 
+interface WorkerProcess {
+  process: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** `npm run worker` (its entry point, without npm in between, so signals reach it) on this file's database. */
+function spawnWorker(): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker-main.ts'], {
+    env: { ...process.env, DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'info', WORKER_POLL_INTERVAL_MS: '200' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { process: child, output: () => output, exited };
+}
+
+async function accountWithPendingSync(name: string): Promise<string> {
+  const account = await server.api.call('createAccount', {
+    key: household.writeKey,
+    body: { account: { name, account_type: 'depository', balance: 100 } },
+  });
+  const id = account.body.data.id as string;
+  await server.api.call('createTransaction', {
+    key: household.writeKey,
+    body: { transaction: { account_id: id, amount: 40, date: '2024-01-02', name: 'Groceries', nature: 'expense' } },
+  });
+  return id;
+}
+
+const pendingJobs = async () =>
+  Number((await server.query<{ n: string }>('select count(*) as n from graphile_worker.jobs'))[0]!.n);
+const lockedBy = async () =>
+  (await server.query<{ locked_by: string | null }>('select locked_by from graphile_worker.jobs'))[0]?.locked_by;
+const balanceCents = async (id: string) =>
+  (await server.api.call('getAccount', { key: household.readKey, params: { id } })).body.data.balance_cents;
+
 describe('npm run worker', () => {
   it('runs the queued account sync on its own and stops cleanly on SIGTERM', async () => {
-    const account = await server.api.call('createAccount', {
-      key: household.writeKey,
-      body: { account: { name: 'Checking', account_type: 'depository', balance: 100 } },
-    });
-    const id = account.body.data.id as string;
-    await server.api.call('createTransaction', {
-      key: household.writeKey,
-      body: { transaction: { account_id: id, amount: 40, date: '2024-01-02', name: 'Groceries', nature: 'expense' } },
-    });
-    const pending = async () =>
-      Number((await server.query<{ n: string }>('select count(*) as n from graphile_worker.jobs'))[0]!.n);
-    expect(await pending()).toBe(1);
-
-    const worker = spawn(process.execPath, ['--import', 'tsx', 'server/worker-main.ts'], {
-      env: { ...process.env, DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'info', WORKER_POLL_INTERVAL_MS: '200' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
-    let output = '';
-    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const id = await accountWithPendingSync('Checking');
+    expect(await pendingJobs()).toBe(1);
+    const worker = spawnWorker();
     try {
-      await until(async () => (await pending()) === 0, 30_000, 'the worker to run the sync');
-      const shown = await server.api.call('getAccount', { key: household.readKey, params: { id } });
-      expect(shown.body.data.balance_cents).toBe(6000);
-      expect(output).toContain('worker running');
+      await until(async () => (await pendingJobs()) === 0, 30_000, 'the worker to run the sync');
+      expect(await balanceCents(id)).toBe(6000);
+      expect(worker.output()).toContain('worker running');
     } finally {
-      worker.kill('SIGTERM');
+      worker.process.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
+    expect(await worker.exited).toBe(0);
   }, 60_000);
+
+  it('frees the job of a worker killed mid-job when the next worker starts, and never a live one', async () => {
+    const id = await accountWithPendingSync('Savings');
+    // The sync waits for the account row, which this transaction holds: the job stays running.
+    const blocker = new pg.Client({ connectionString: server.databaseUrl });
+    await blocker.connect();
+    await blocker.query('begin');
+    await blocker.query('select 1 from accounts where id = $1 for update', [id]);
+    const first = spawnWorker();
+    let second: WorkerProcess | undefined;
+    try {
+      await until(async () => !!(await lockedBy()), 30_000, 'the first worker to take the job');
+      const holder = await lockedBy();
+      // Past the grace a fresh lock gets, a live worker's job is still not taken from it.
+      await until(
+        async () =>
+          (await server.query("select 1 from graphile_worker.jobs where locked_at < now() - interval '6 seconds'"))
+            .length > 0,
+        30_000,
+        'the lock to age',
+      );
+      expect(await releaseDeadWorkers(server.databaseUrl)).toEqual([]);
+      expect(await lockedBy()).toBe(holder);
+
+      first.process.kill('SIGKILL');
+      await first.exited;
+      await blocker.query('rollback');
+      // Dead, the worker still holds the job (graphile-worker alone would wait about four hours).
+      expect(await lockedBy()).toBe(holder);
+      expect(await balanceCents(id)).toBe(10000);
+
+      second = spawnWorker();
+      await until(async () => (await pendingJobs()) === 0, 30_000, 'the next worker to run the freed job');
+      expect(await balanceCents(id)).toBe(6000);
+      const released = second
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('released the jobs of workers that no longer run'))
+        .map((line) => JSON.parse(line) as { lockerIds: string[] });
+      expect(released).toEqual([expect.objectContaining({ lockerIds: [holder] })]);
+    } finally {
+      first.process.kill('SIGKILL');
+      second?.process.kill('SIGTERM');
+      await blocker.end();
+    }
+    expect(await second!.exited).toBe(0);
+  }, 90_000);
 });
