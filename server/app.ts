@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -7,7 +6,8 @@ import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
-import { DOCS_PAGE_PATH, loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
+import { docsRoutes } from './http/docs-routes.ts';
+import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
 import { createAccessGate, type RateLimitConfig } from './http/access-gate.ts';
 import { requestLog } from './http/request-log.ts';
 
@@ -28,16 +28,11 @@ export async function createApp({
 }: AppDependencies): Promise<Koa> {
   const app = new Koa({ proxy: config.trustProxy });
   const documentJson = JSON.stringify(document);
-  const docsPage = readFileSync(DOCS_PAGE_PATH, 'utf8');
 
   const publicRoutes = new Router();
   publicRoutes.get('/api/v1/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = documentJson;
-  });
-  publicRoutes.get('/docs', (ctx) => {
-    ctx.type = 'text/html';
-    ctx.body = docsPage;
   });
   publicRoutes.get('/', (ctx) => ctx.redirect('/docs'));
 
@@ -52,6 +47,7 @@ export async function createApp({
   app.use(requestLog(logger));
   app.use(errorMiddleware());
   app.use(publicRoutes.routes());
+  app.use(docsRoutes().routes());
   app.use(apiRoutes.routes());
   app.use(apiRoutes.allowedMethods({ throw: false }));
   return app;

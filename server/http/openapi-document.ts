@@ -5,6 +5,8 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 /** Where `npm run spec:bundle` writes the bundled contract and its rendered docs page. */
 export const BUNDLED_SPEC_PATH = fileURLToPath(new URL('../../openapi/dist/openapi.json', import.meta.url));
 export const DOCS_PAGE_PATH = fileURLToPath(new URL('../../openapi/dist/docs.html', import.meta.url));
+/** Redoc's renderer, copied from `@redocly/cli` by scripts/localize-docs-renderer.ts; the page loads it from us. */
+export const DOCS_RENDERER_PATH = fileURLToPath(new URL('../../openapi/dist/redoc.standalone.js', import.meta.url));
 
 export type OpenApiDocument = OpenAPIV3_1.Document;
 
