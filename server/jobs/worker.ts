@@ -1,4 +1,5 @@
 import { run, runOnce, type TaskList } from 'graphile-worker';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { accountSyncTask } from './account-sync.task.ts';
 import { workerLogger } from './job-queue.ts';
@@ -51,7 +52,25 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
   };
 }
 
-/** Runs every job that is due, then returns: for tests, which wait for the queue to drain. */
+/**
+ * Runs every job that is due, then returns once none is due or running: for tests, which wait for
+ * the queue to drain. graphile-worker's runOnce can resolve while the completion of its last job
+ * is still on its way to the database, so the queue itself is asked.
+ */
 export async function drainJobs(connectionString: string, logger?: Logger): Promise<void> {
-  await runOnce({ connectionString, taskList, noHandleSignals: true, logger: workerLogger(logger) });
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    for (;;) {
+      await runOnce({ connectionString, taskList, noHandleSignals: true, logger: workerLogger(logger) });
+      const { rows } = await client.query<{ busy: boolean }>(
+        `select exists (select 1 from graphile_worker.jobs
+           where locked_at is not null or (run_at <= now() and attempts < max_attempts)) as busy`,
+      );
+      if (!rows[0]!.busy) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    await client.end();
+  }
 }

@@ -4,10 +4,14 @@
  * must stay below 2^53 in JSON; quantities are `numeric(24,8)` (below 10^16). The contract states
  * the same numbers as `maximum`s; a position (held quantity x price) is bounded like an amount,
  * so the account sync can always store what a trade made possible.
+ *
+ * Each bound is the shortest text of a double (`String(Number(b)) === b`): a JSON number arrives
+ * as a double, and a JSON Schema validator compares that double with the contract's `maximum`, so
+ * only such a bound means the same to a client's validator and to this server.
  */
 export const BOUNDS = {
   /** Any amount of money: a transaction, valuation, fee, opening balance, trade total or position value. */
-  amount: '9999999999999.9999',
+  amount: '10000000000000',
   /** Units in one trade. */
   qty: '1000000000000',
   /** Units held of one security in one account. */

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomSource } from '../../server/demo/random-source.ts';
-import { handlers } from '../../server/handlers.ts';
-import type { OperationId } from '../../server/http/contract.ts';
-import { loadOpenApiDocument } from '../../server/http/openapi-document.ts';
+import { fuzzOperations } from '../contract-fuzz/contract-operations.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { createFixtures, createTransaction } from '../support/transactions-fixtures.ts';
@@ -11,27 +9,10 @@ import { createFixtures, createTransaction } from '../support/transactions-fixtu
  * Random, mostly malformed requests to every implemented operation: whatever arrives, the answer
  * is documented by the contract (the client checks it) and never a 5xx.
  */
-const document = loadOpenApiDocument();
-const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-  Object.entries(item ?? {}).flatMap(([method, operation]) => {
-    const op = operation as { operationId?: OperationId; parameters?: { $ref?: string; name?: string }[] };
-    if (!op.operationId || !handlers[op.operationId]) return [];
-    const names = (op.parameters ?? []).map((parameter) => {
-      const resolved = parameter.$ref
-        ? (document.components?.parameters?.[parameter.$ref.split('/').at(-1)!] as { name: string; in: string })
-        : (parameter as { name: string; in: string });
-      return resolved.in === 'query' ? resolved.name : undefined;
-    });
-    return [
-      {
-        id: op.operationId,
-        method: method.toUpperCase(),
-        path,
-        queryNames: names.filter((name) => !!name) as string[],
-      },
-    ];
-  }),
-);
+const operations = fuzzOperations.map((operation) => ({
+  ...operation,
+  queryNames: operation.query.map((parameter) => parameter.name),
+}));
 
 const random = randomSource(7);
 const JUNK = [

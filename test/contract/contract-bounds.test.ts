@@ -1,4 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BOUNDS } from '../../server/money/bounds.ts';
 import { createOpenApiAjv } from '../../server/http/ajv.ts';
 import { MAX_ERROR_ENTRIES } from '../../server/http/errors.ts';
 import { MAX_HEADER_SIZE } from '../../server/http/http-server.ts';
@@ -17,6 +21,7 @@ import {
  * server refuses for size, and no request the schemas allow that the server cannot take.
  */
 const schemas = document.components.schemas as Schema;
+const OPENAPI_DIR = fileURLToPath(new URL('../../openapi', import.meta.url));
 
 /** Bounded by its own rule in bytes (422 content_too_large), which maxLength cannot state. */
 const CSV_CONTENT = schemas.ImportCreateRequest.properties.raw_file_content;
@@ -65,6 +70,35 @@ describe('every request value is bounded by the contract', () => {
       const length = path.length + 1 + longestQuery(id as never).length;
       expect(length * 2, `${method} ${path}: ${length} bytes`).toBeLessThan(MAX_HEADER_SIZE);
     }
+  });
+});
+
+describe('number bounds mean the same to a client and to the server', () => {
+  // A JSON number is a double to every validator; the server reads the double's shortest text
+  // (exact-decimal.ts). A bound written with more digits than a double keeps (9999999999999.9999
+  // is the double 10^13) lets a client's validator accept what the server refuses.
+  const sources = readdirSync(OPENAPI_DIR, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.yaml'),
+  );
+  const written = sources.flatMap((file) =>
+    [
+      ...readFileSync(path.join(OPENAPI_DIR, file), 'utf8').matchAll(
+        /^\s*(?:exclusiveM|m)(?:in|ax)imum: (-?[\d.eE+]+)\s*$/gm,
+      ),
+    ].map((match) => ({ file, text: match[1]! })),
+  );
+
+  it('every minimum and maximum in the contract is written as the double it stands for', () => {
+    expect(written.length).toBeGreaterThan(20);
+    expect(written.filter(({ text }) => String(Number(text)) !== text.replace(/^\+/, ''))).toEqual([]);
+  });
+
+  it("the server's bounds are the contract's numbers", () => {
+    for (const bound of Object.values(BOUNDS)) expect(String(Number(bound))).toBe(bound);
+    const amountMaxima = sites.filter(({ schema }) => typesOf(schema).includes('number') && schema.maximum >= 1e12);
+    expect(new Set(amountMaxima.map(({ schema }) => String(schema.maximum)))).toEqual(
+      new Set([BOUNDS.amount, BOUNDS.qty, BOUNDS.price].filter((bound) => Number(bound) >= 1e12)),
+    );
   });
 });
 

@@ -17,7 +17,8 @@ interface OperationEntry {
   responses: Record<string, Json>;
 }
 
-function resolve(node: Json): Json {
+/** The node a `$ref` (or chain of them) points at in the contract; any other node as it is. */
+export function resolveRef(node: Json): Json {
   let current = node;
   while (typeof current.$ref === 'string') {
     const pointer = current.$ref
@@ -47,8 +48,18 @@ for (const [path, item] of Object.entries(document.paths ?? {})) {
 
 const validators = new Map<string, ValidateFunction>();
 
-function escapePointer(segment: string): string {
+export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** A validator for the schema at `pointer` in the contract (e.g. `/components/schemas/Tag`), compiled once. */
+export function schemaValidator(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `openapi#${pointer}` });
+    validators.set(pointer, validate);
+  }
+  return validate;
 }
 
 /** The response schema of an operation and status; fails when the contract does not document the status. */
@@ -63,21 +74,15 @@ function responseValidator(operation: OperationEntry, status: number): ValidateF
           ? 'default'
           : undefined;
   if (!statusKey) throw new Error(`${operation.id} does not document status ${status}`);
-  const response = resolve(operation.responses[statusKey]!);
+  const response = resolveRef(operation.responses[statusKey]!);
   const content = response.content as Record<string, Json> | undefined;
   if (!content) return null;
-  const cacheKey = `${operation.id} ${statusKey}`;
-  let validate = validators.get(cacheKey);
-  if (!validate) {
-    // Point at the schema where it stands in the document, so its $refs resolve as in the spec.
-    const ref = operation.responses[statusKey]!.$ref as string | undefined;
-    const base = ref
-      ? ref.replace(/^#/, '')
-      : `/paths/${escapePointer(operation.path)}/${operation.method.toLowerCase()}/responses/${statusKey}`;
-    validate = ajv.compile({ $ref: `openapi#${base}/content/${escapePointer('application/json')}/schema` });
-    validators.set(cacheKey, validate);
-  }
-  return validate;
+  // Point at the schema where it stands in the document, so its $refs resolve as in the spec.
+  const ref = operation.responses[statusKey]!.$ref as string | undefined;
+  const base = ref
+    ? ref.replace(/^#/, '')
+    : `/paths/${escapePointer(operation.path)}/${operation.method.toLowerCase()}/responses/${statusKey}`;
+  return schemaValidator(`${base}/content/${escapePointer('application/json')}/schema`);
 }
 
 /** Throws unless `body` is what the contract documents for this operation and status. */
@@ -98,10 +103,10 @@ export function checkResponse(operationId: OperationId, status: number, body: un
 function checkHeaders(operation: OperationEntry, status: number, headers: Headers): void {
   const key = String(status);
   const documented = operation.responses[key] ?? operation.responses[`${key[0]}XX`] ?? operation.responses.default;
-  const declared = (documented ? resolve(documented).headers : undefined) as Record<string, Json> | undefined;
+  const declared = (documented ? resolveRef(documented).headers : undefined) as Record<string, Json> | undefined;
   for (const [name, header] of Object.entries(declared ?? {})) {
     const value = headers.get(name);
-    const schema = resolve(header).schema as { type?: string; minimum?: number } | undefined;
+    const schema = resolveRef(header).schema as { type?: string; minimum?: number } | undefined;
     if (value === null || schema?.type !== 'integer') continue;
     if (!/^\d+$/.test(value) || Number(value) < (schema.minimum ?? 0)) {
       throw new Error(`${operation.id} ${status} header ${name}: "${value}" is not what the contract documents`);

@@ -1,0 +1,35 @@
+/**
+ * The rules the contract lists under "Rules checked by the server" (openapi.yaml), as the
+ * messages the server answers them with. A request the contract's schemas accept may be refused
+ * only for one of these; anything else is the contract and the server disagreeing.
+ */
+const SERVER_RULES: { rule: string; message: RegExp }[] = [
+  { rule: 'a reference that is not a record of the family', message: /does not match an? \w+ of this family$/ },
+  { rule: 'names unique within the family', message: /^name has already been taken$/ },
+  { rule: 'a name blank once trimmed', message: /^name must not be blank$/ },
+  { rule: 'trades only on accounts that support them', message: /^Account does not support trades$/ },
+  {
+    rule: 'an unknown security or a blank ticker',
+    message: /^(Security not found|security_id or ticker is required)$/,
+  },
+  { rule: 'one valuation per account and date', message: /^The account already has a valuation on \d{4}-\d\d-\d\d$/ },
+  {
+    rule: 'numbers read exactly',
+    message:
+      /^((qty|price|fee|amount|balance) must have at most \d+ decimal places|(qty|price) must be at most \d+|qty and price must be (valid numbers|present and positive))$/,
+  },
+  {
+    rule: 'trades within what can be stored and held',
+    message:
+      /^(The trade total \(qty x price \+ fee\) must be at most \d+|Cannot sell more shares than held|The shares held would exceed \d+ on .+|The position would be worth more than \d+ on .+)$/,
+  },
+  { rule: 'a query parameter the operation does not define', message: /^\S+ is not a known query parameter$/ },
+  { rule: 'text holding U+0000', message: /must not contain NUL characters$/ },
+];
+
+/** Whether a 422 to a schema-valid request names only rules the contract lists as the server's own. */
+export function refusalIsDocumented(status: number, messages: string[]): boolean {
+  if (status !== 422) return false;
+  const details = messages.length > 1 ? messages.slice(1) : messages;
+  return details.every((message) => SERVER_RULES.some((rule) => rule.message.test(message)));
+}
