@@ -220,15 +220,33 @@ const foreign: ForeignIds = {};
 /** Each run's family starts with a few records of each kind, so early requests have something to name. */
 async function startingRecords(household: TestHousehold, model: FuzzModel): Promise<FuzzModel> {
   const fx = await createFixtures(server, household.writeKey);
-  const brokerage = await server.api.call('createAccount', {
-    key: household.writeKey,
-    body: { account: { name: 'Brokerage', account_type: 'investment' } },
-  });
+  const tradable = await Promise.all(
+    [
+      { name: 'Brokerage', account_type: 'investment' },
+      { name: 'Coins', account_type: 'crypto', subtype: 'exchange' },
+    ].map((account) => server.api.call('createAccount', { key: household.writeKey, body: { account } })),
+  );
   const ids = (group: Record<string, { id: string }>) => Object.values(group).map((record) => record.id);
-  model.know('accounts', [...ids(fx.accounts), brokerage.body.data.id]);
+  model.know('accounts', [...ids(fx.accounts), ...tradable.map((created) => created.body.data.id as string)]);
   model.know('categories', ids(fx.categories));
   model.know('merchants', ids(fx.merchants));
   model.know('tags', ids(fx.tags));
+  // A position to sell from, and a security to name by id.
+  const trade = await server.api.call('createTrade', {
+    key: household.writeKey,
+    body: {
+      trade: {
+        account_id: tradable[0]!.body.data.id,
+        date: '2024-01-02',
+        type: 'buy',
+        qty: 100,
+        price: 10,
+        ticker: 'FUZZ',
+      },
+    },
+  });
+  model.know('trades', [trade.body.data.id]);
+  model.know('securities', [trade.body.data.security.id]);
   return model;
 }
 
