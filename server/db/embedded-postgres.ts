@@ -48,7 +48,8 @@ async function savePassword(directory: string, password: string): Promise<void> 
   await chmod(file, 0o600);
 }
 
-async function isAcceptingConnections(url: string): Promise<boolean> {
+/** Whether a client can connect to `url` now (false on any failure, within 2 s). */
+export async function isAcceptingConnections(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();

@@ -5,7 +5,11 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type DatabaseServer } from '../../server/db/embedded-postgres.ts';
+import {
+  isAcceptingConnections,
+  startEmbeddedPostgres,
+  type DatabaseServer,
+} from '../../server/db/embedded-postgres.ts';
 
 // Issue 9, item 15: the embedded cluster is its owner's alone.
 let directory: string;
@@ -20,18 +24,6 @@ async function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
-}
-
-async function connects(connectionString: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 const socketUrl = (password: string) => `postgres://postgres:${password}@${encodeURIComponent(directory)}:${port}/postgres`; // prettier-ignore
@@ -54,7 +46,7 @@ describe('the embedded PostgreSQL', () => {
     });
     expect(tcp).toBe(false);
     expect((await stat(directory)).mode & 0o077).toBe(0);
-    expect(await connects(server!.adminUrl)).toBe(true);
+    expect(await isAcceptingConnections(server!.adminUrl)).toBe(true);
   });
 
   it('has a generated superuser password, kept owner-only, and refuses the well-known one', async () => {
@@ -63,13 +55,13 @@ describe('the embedded PostgreSQL', () => {
     const password = (await readFile(file, 'utf8')).trim();
     expect(password).toMatch(/^[0-9a-f]{48}$/);
     expect(server!.adminUrl).toContain(password);
-    expect(await connects(socketUrl('postgres'))).toBe(false);
+    expect(await isAcceptingConnections(socketUrl('postgres'))).toBe(false);
   });
 
   it('lets a second process attach with the saved password', async () => {
     const attached = await startEmbeddedPostgres(directory, port, logger);
     expect(attached.adminUrl).toBe(server!.adminUrl);
-    expect(await connects(attached.adminUrl)).toBe(true);
+    expect(await isAcceptingConnections(attached.adminUrl)).toBe(true);
   });
 
   it('replaces the well-known password of a cluster made before passwords were generated', async () => {
@@ -82,7 +74,7 @@ describe('the embedded PostgreSQL', () => {
     server = await startEmbeddedPostgres(directory, port, logger);
     const password = (await readFile(path.join(directory, '.superuser-password'), 'utf8')).trim();
     expect(password).not.toBe('postgres');
-    expect(await connects(server.adminUrl)).toBe(true);
-    expect(await connects(socketUrl('postgres'))).toBe(false);
+    expect(await isAcceptingConnections(server.adminUrl)).toBe(true);
+    expect(await isAcceptingConnections(socketUrl('postgres'))).toBe(false);
   });
 });
