@@ -23,7 +23,7 @@ const LOCK_NAMESPACE = 0x67776c69;
 const LOCK_GRACE_SECONDS = 5;
 
 /** How often a running process also sweeps for peers that died while it runs. */
-export const SWEEP_INTERVAL_MS = 60_000;
+const SWEEP_INTERVAL_MS = 60_000;
 
 const DEAD_WORKERS = `
   with locking as (
@@ -67,8 +67,8 @@ export interface WorkerLiveness {
 
 /**
  * Opens the liveness connection and claims each worker pool's advisory lock as graphile-worker
- * creates it; if the connection breaks, a new one claims them all again. Sweeps once at once (the jobs a
- * crashed predecessor left) and then every `SWEEP_INTERVAL_MS`.
+ * creates it; if the connection breaks, a new one claims them all again. Sweeps once at once
+ * (the jobs a crashed predecessor left) and then every `SWEEP_INTERVAL_MS`.
  */
 export async function startWorkerLiveness(
   connectionString: string,
@@ -83,18 +83,37 @@ export async function startWorkerLiveness(
 
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString, application_name: 'graphile-worker liveness' });
-    next.on('error', (error) => {
-      if (stopped) return;
+    // An idle client may only see 'end' when its backend goes; either way, claim again once.
+    let lost = false;
+    const onLost = (error?: Error) => {
+      if (stopped || lost) return;
+      lost = true;
       logger?.warn({ err: error }, 'worker liveness connection lost; reconnecting');
       client = undefined;
-      setTimeout(
-        () => void connect().catch((e: unknown) => logger?.error({ err: e }, 'worker liveness reconnect failed')),
-        1000,
-      );
-    });
-    await next.connect();
-    await claim(next, [...lockerIds]);
-    client = next;
+      reconnectSoon();
+    };
+    next.on('error', onLost);
+    next.on('end', () => onLost());
+    try {
+      await next.connect();
+      await claim(next, [...lockerIds]);
+    } catch (error) {
+      lost = true; // the caller retries; this client must not start a second attempt
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    if (stopped) await next.end();
+    else client = next;
+  };
+  // Until it is back, other processes may take this one's jobs: account syncs are idempotent.
+  const reconnectSoon = (): void => {
+    setTimeout(() => {
+      if (stopped) return;
+      connect().catch((error: unknown) => {
+        logger?.error({ err: error }, 'worker liveness reconnect failed; trying again');
+        reconnectSoon();
+      });
+    }, 1000).unref();
   };
 
   const sweep = async (): Promise<void> => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker } from '../../server/jobs/worker.ts';
 import { releaseDeadWorkers } from '../../server/jobs/worker-liveness.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -122,4 +123,29 @@ describe('npm run worker', () => {
     }
     expect(await second!.exited).toBe(0);
   }, 90_000);
+
+  it('claims its runner again when its liveness connection is cut', async () => {
+    const livenessLocks = async () =>
+      Number(
+        (
+          await server.query<{ n: string }>(
+            `select count(*) as n from pg_locks l join pg_stat_activity a using (pid)
+             where l.locktype = 'advisory' and a.application_name = 'graphile-worker liveness'
+               and a.datname = current_database()`,
+          )
+        )[0]!.n,
+      );
+    const worker = await startWorker({ connectionString: server.databaseUrl, concurrency: 1, pollIntervalMs: 200 });
+    try {
+      await until(async () => (await livenessLocks()) === 1, 10_000, 'the runner to be claimed');
+      await server.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+         where application_name = 'graphile-worker liveness' and datname = current_database()`,
+      );
+      await until(async () => (await livenessLocks()) === 0, 10_000, 'the cut connection to go');
+      await until(async () => (await livenessLocks()) === 1, 10_000, 'the runner to be claimed again');
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
 });
