@@ -100,7 +100,7 @@ class CallCommand implements fc.AsyncCommand<FuzzModel, Real> {
     // An unknown id in a list filter just matches nothing; in a body or path it must be refused.
     const allKnown = body.allKnown && (!operation.pathParameter || picked.known);
 
-    const before = await databaseSnapshot(real.server);
+    const before: Record<string, unknown> = await databaseSnapshot(real.server);
     // The client throws when the status is not documented for the operation or the body breaks its schema.
     const queryText = serialiseQuery(sentQuery);
     const response = await real.server.api.request(operation.method, path, {
@@ -115,11 +115,8 @@ class CallCommand implements fc.AsyncCommand<FuzzModel, Real> {
     if (response.status >= 300) {
       const after: Record<string, unknown> = await databaseSnapshot(real.server);
       const changed = Object.keys(after)
-        .filter((key) => JSON.stringify(after[key]) !== JSON.stringify((before as Record<string, unknown>)[key]))
-        .map(
-          (key) =>
-            `${key}: ${JSON.stringify((before as Record<string, unknown>)[key])} -> ${JSON.stringify(after[key])}`,
-        );
+        .filter((key) => JSON.stringify(after[key]) !== JSON.stringify(before[key]))
+        .map((key) => `${key}: ${JSON.stringify(before[key])} -> ${JSON.stringify(after[key])}`);
       expect(changed, `database changed by ${seen}`).toEqual([]);
     }
 

@@ -108,7 +108,7 @@ export function valueArbitrary(node: Schema): fc.Arbitrary<unknown> {
   const schema = resolveRef(node);
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
-  if (schema.$ref === undefined && Array.isArray(schema.oneOf ?? schema.anyOf) && !schema.type) {
+  if (Array.isArray(schema.oneOf ?? schema.anyOf) && !schema.type) {
     return fc.oneof(...(schema.oneOf ?? schema.anyOf).map((branch: Schema) => valueArbitrary(branch)));
   }
   const arbitraries = types(schema).map((type): fc.Arbitrary<unknown> => {
