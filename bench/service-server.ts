@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * The real service for the benchmark, in a process of its own so the load generator does not share
  * its event loop: createApp (server/app.ts) with a MikroORM pool of DB_POOL_SIZE and a pino logger
@@ -26,5 +27,6 @@ const app = await createApp({
   config,
   orm,
   logger: createLogger('warn'),
+  sealingKey: randomBytes(32),
 });
 serveChild(app.callback(), () => orm.close());

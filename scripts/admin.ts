@@ -5,14 +5,20 @@
  *   create-user     --email E --password P --family NAME [--currency USD] [--ai]
  *   create-api-key  --email E --scope read|read_write [--name N] [--expires-in-days D]
  *   revoke-api-key  --key K
- *   deactivate-user --email E        (activate-user --email E undoes it)
+ *   deactivate-user --email E        (activate-user --email E undoes it; tokens stay revoked)
+ *   revoke-tokens   --email E        (signs the user out of every device)
+ *   enable-mfa      --email E        (prints the TOTP secret and otpauth URL, once)
+ *   disable-mfa     --email E
  */
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ApiKey } from '../server/api-keys/api-key.entity.ts';
 import { digestApiKey } from '../server/api-keys/api-key.secret.ts';
 import { issueApiKey, revokeApiKey } from '../server/api-keys/api-key.service.ts';
-import { loadConfig } from '../server/config.ts';
+import { revokeUserTokens } from '../server/auth/access-tokens.ts';
+import { disableSecondFactor, enableSecondFactor } from '../server/auth/second-factor.ts';
+import { loadSealingKey } from '../server/auth/secret-box.ts';
+import { loadConfig, type Config } from '../server/config.ts';
 import { resolveDatabase } from '../server/db/database.ts';
 import { openOrm, type EntityManager } from '../server/db/orm.ts';
 import { isKnownCurrency } from '../server/money/money.ts';
@@ -28,6 +34,9 @@ const USAGE = `usage: npm run --silent admin -- <command> [options]
   revoke-api-key  --key K
   deactivate-user --email E
   activate-user   --email E
+  revoke-tokens   --email E
+  enable-mfa      --email E
+  disable-mfa     --email E
 secrets stay out of the process list with --password-stdin / --key-stdin (first line of stdin)
 or the environment variables ADMIN_PASSWORD / ADMIN_API_KEY instead of --password / --key`;
 
@@ -75,7 +84,7 @@ async function findUser(em: EntityManager, email: string): Promise<User> {
 /** Each command checks its arguments before touching the database, so a usage error changes nothing. */
 const commands: Record<
   string,
-  { check(options: Options): void; run(em: EntityManager, options: Options): Promise<object> }
+  { check(options: Options): void; run(em: EntityManager, options: Options, config: Config): Promise<object> }
 > = {
   'create-user': {
     check(options) {
@@ -133,9 +142,11 @@ const commands: Record<
     check: (options) => void required(options, 'email'),
     async run(em, options) {
       const user = await findUser(em, required(options, 'email'));
-      user.active = false;
-      await em.flush();
-      return { user_id: user.id, active: false };
+      const tokens = await em.transactional(async (tx) => {
+        await tx.nativeUpdate(User, { id: user.id }, { active: false });
+        return revokeUserTokens(tx, user.id, Date.now());
+      });
+      return { user_id: user.id, active: false, revoked_tokens: tokens };
     },
   },
   'activate-user': {
@@ -145,6 +156,30 @@ const commands: Record<
       user.active = true;
       await em.flush();
       return { user_id: user.id, active: true };
+    },
+  },
+  'revoke-tokens': {
+    check: (options) => void required(options, 'email'),
+    async run(em, options) {
+      const user = await findUser(em, required(options, 'email'));
+      return { user_id: user.id, revoked_tokens: await revokeUserTokens(em, user.id, Date.now()) };
+    },
+  },
+  'enable-mfa': {
+    check: (options) => void required(options, 'email'),
+    async run(em, options, config) {
+      const user = await findUser(em, required(options, 'email'));
+      const key = loadSealingKey({ envKey: config.mfaEncryptionKey, dataDir: config.dataDir });
+      const { secret, otpauthUrl } = await enableSecondFactor(em, user, key);
+      return { otpauth_url: otpauthUrl, secret };
+    },
+  },
+  'disable-mfa': {
+    check: (options) => void required(options, 'email'),
+    async run(em, options) {
+      const user = await findUser(em, required(options, 'email'));
+      await disableSecondFactor(em, user.id);
+      return { user_id: user.id, mfa: false };
     },
   },
 };
@@ -184,7 +219,7 @@ async function main(argv: string[]): Promise<number> {
   const database = await resolveDatabase(config, logger);
   const orm = await openOrm(database.url, 2);
   try {
-    const result = await command.run(orm.em.fork(), options);
+    const result = await command.run(orm.em.fork(), options, config);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

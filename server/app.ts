@@ -2,6 +2,13 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { authHandlers } from './auth/auth.handlers.ts';
+import type { AuthDependencies } from './auth/auth-dependencies.ts';
+import type { LoginThrottleConfig } from './auth/login-throttle.ts';
+import { mobileSsoHandlers } from './auth/mobile-sso.handlers.ts';
+import { ssoProviders } from './auth/sso-providers.ts';
+import { ssoErrorRedirect } from './auth/sso-redirect.ts';
+import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
@@ -12,9 +19,18 @@ import { createAccessGate, type RateLimitConfig } from './http/access-gate.ts';
 import { requestLog } from './http/request-log.ts';
 
 export interface AppDependencies {
-  config: Pick<Config, 'jsonBodyLimit' | 'trustProxy'> & RateLimitConfig;
+  config: Pick<
+    Config,
+    'jsonBodyLimit' | 'trustProxy' | 'publicUrl' | 'mobileAppRedirectUrl' | 'defaultCurrency' | 'ssoProviders'
+  > &
+    RateLimitConfig &
+    LoginThrottleConfig;
   orm: MikroORM;
   logger: Logger;
+  /** Seals second-factor secrets (auth/secret-box.ts). */
+  sealingKey: Buffer;
+  /** The time, for every expiry; tests move it. */
+  clock?: Clock;
   /** The bundled contract; read from openapi/dist when not given. */
   document?: OpenApiDocument;
 }
@@ -24,6 +40,8 @@ export async function createApp({
   config,
   orm,
   logger,
+  sealingKey,
+  clock = systemClock,
   document = loadOpenApiDocument(),
 }: AppDependencies): Promise<Koa> {
   const app = new Koa({ proxy: config.trustProxy });
@@ -36,12 +54,20 @@ export async function createApp({
   });
   publicRoutes.get('/', (ctx) => ctx.redirect('/docs'));
 
+  const auth: AuthDependencies = {
+    config,
+    throttle: config,
+    sealingKey,
+    clock,
+    providers: ssoProviders(config.ssoProviders),
+  };
   const apiRoutes = await createApiRouter({
     document,
-    handlers,
+    handlers: { ...handlers, ...authHandlers(auth), ...mobileSsoHandlers(auth) },
     orm,
     jsonBodyLimit: config.jsonBodyLimit,
-    accessGate: createAccessGate(config),
+    accessGate: createAccessGate(config, clock),
+    errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
   });
 
   app.use(requestLog(logger));

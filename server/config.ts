@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isKnownCurrency } from './money/money.ts';
 
 /** Every setting of the service, read once from the environment. */
 export interface Config {
@@ -34,6 +35,37 @@ export interface Config {
   workerConcurrency: number;
   /** How often an idle worker looks for due jobs, besides being notified (WORKER_POLL_INTERVAL_MS, default 2000). */
   workerPollIntervalMs: number;
+  /** Failed sign-ins per window per client address (LOGIN_FAILURES_PER_ADDRESS, default 50; 0 = off). */
+  loginFailuresPerAddress: number;
+  /** Failed sign-ins per window per email address (LOGIN_FAILURES_PER_EMAIL, default 10; 0 = off). */
+  loginFailuresPerEmail: number;
+  /** Length of the failed sign-in window in seconds (LOGIN_FAILURE_WINDOW_SECONDS, default 900). */
+  loginFailureWindowSeconds: number;
+  /** Key sealing second-factor secrets (MFA_ENCRYPTION_KEY, 32 bytes as hex or base64); unset: a key file in DATA_DIR. */
+  mfaEncryptionKey: string | undefined;
+  /** Where the service is reached from outside (PUBLIC_URL, default http://localhost:PORT): the SSO callback lives under it. */
+  publicUrl: string;
+  /** Where a mobile single-sign-on sign-in sends the browser back to the app (MOBILE_APP_REDIRECT_URL). */
+  mobileAppRedirectUrl: string;
+  /** OpenID Connect providers for mobile single sign-on (SSO_PROVIDERS, a JSON array; default none). */
+  ssoProviders: SsoProviderConfig[];
+  /** Currency of a family created through single sign-on (DEFAULT_CURRENCY, default USD). */
+  defaultCurrency: string;
+}
+
+/** One OpenID Connect provider of SSO_PROVIDERS. */
+export interface SsoProviderConfig {
+  /** The name in `/auth/mobile/{name}`: lower-case letters, digits, `-` and `_`. */
+  name: string;
+  /** Shown to people, for example "Google". */
+  displayName: string;
+  /** Issuer URL; its `/.well-known/openid-configuration` is read at the first sign-in. */
+  issuer: string;
+  clientId: string;
+  /** Omitted for a public client (PKCE alone). */
+  clientSecret: string | undefined;
+  /** Whether a sign-in whose identity is not linked may create a new user (default false). */
+  allowAccountCreation: boolean;
 }
 
 /** Largest CSV content an import accepts (finance-api.md: 10 MiB); the JSON limit must stay above it. */
@@ -57,14 +89,68 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
+function url(name: string, raw: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an absolute URL, got "${raw}"`);
+  }
+}
+
+/** SSO_PROVIDERS: `[{"name", "issuer", "client_id", "client_secret"?, "display_name"?, "allow_account_creation"?}]`. */
+function ssoProviders(raw: string | undefined): SsoProviderConfig[] {
+  if (!raw) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('SSO_PROVIDERS must be a JSON array of providers');
+  }
+  if (!Array.isArray(parsed)) throw new Error('SSO_PROVIDERS must be a JSON array of providers');
+  const names = new Set<string>();
+  return parsed.map((entry: Record<string, unknown>, index) => {
+    const where = `SSO_PROVIDERS[${index}]`;
+    const text = (key: string, required: boolean): string | undefined => {
+      const value = entry?.[key];
+      if (value === undefined && !required) return undefined;
+      if (typeof value !== 'string' || value.trim() === '')
+        throw new Error(`${where}.${key} must be a non-empty string`);
+      return value;
+    };
+    const name = text('name', true)!;
+    if (!/^[a-z0-9_-]{1,64}$/.test(name)) throw new Error(`${where}.name must be 1-64 of a-z, 0-9, "-" and "_"`);
+    if (names.has(name)) throw new Error(`${where}.name "${name}" is configured twice`);
+    names.add(name);
+    const issuer = text('issuer', true)!;
+    url(`${where}.issuer`, issuer);
+    const allow = entry.allow_account_creation ?? false;
+    if (typeof allow !== 'boolean') throw new Error(`${where}.allow_account_creation must be true or false`);
+    return {
+      name,
+      displayName: text('display_name', false) ?? name,
+      issuer,
+      clientId: text('client_id', true)!,
+      clientSecret: text('client_secret', false),
+      allowAccountCreation: allow,
+    };
+  });
+}
+
 /** Parses and checks the environment; throws with the variable's name on a bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const jsonBodyLimit = integer(env, 'JSON_BODY_LIMIT', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
   if (jsonBodyLimit <= CSV_CONTENT_LIMIT) {
     throw new Error(`JSON_BODY_LIMIT must be above the CSV limit of ${CSV_CONTENT_LIMIT} bytes`);
   }
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = url('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port}`).href.replace(/\/$/, '');
+  const mobileAppRedirectUrl = env.MOBILE_APP_REDIRECT_URL || 'financeapp://oauth/callback';
+  url('MOBILE_APP_REDIRECT_URL', mobileAppRedirectUrl);
+  const defaultCurrency = (env.DEFAULT_CURRENCY || 'USD').toUpperCase();
+  if (!isKnownCurrency(defaultCurrency))
+    throw new Error(`DEFAULT_CURRENCY must be an ISO 4217 code, got "${defaultCurrency}"`);
   return {
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.DATA_DIR || '.data'),
@@ -80,5 +166,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerEnabled: boolean(env, 'WORKER_ENABLED', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     workerPollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 2000, 100, 3_600_000),
+    loginFailuresPerAddress: integer(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 0, 1_000_000_000),
+    loginFailuresPerEmail: integer(env, 'LOGIN_FAILURES_PER_EMAIL', 10, 0, 1_000_000_000),
+    loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 31 * 86_400),
+    mfaEncryptionKey: env.MFA_ENCRYPTION_KEY || undefined,
+    publicUrl,
+    mobileAppRedirectUrl,
+    ssoProviders: ssoProviders(env.SSO_PROVIDERS),
+    defaultCurrency,
   };
 }

@@ -10,8 +10,9 @@ import { transactionsHandlers } from './transactions/transactions.handlers.ts';
 import { valuationsHandlers } from './valuations/valuations.handlers.ts';
 
 /**
- * Every implemented operation, by operationId. An operation of the contract that is missing here
- * answers 501 `not_implemented` until its issue lands.
+ * Every implemented resource operation, by operationId. The sign-in operations need settings and
+ * keys, so app.ts adds them (auth/auth.handlers.ts, auth/mobile-sso.handlers.ts). An operation of
+ * the contract implemented nowhere answers 501 `not_implemented` until its issue lands.
  */
 export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...accountsHandlers,

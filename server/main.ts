@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
+import { loadSealingKey } from './auth/secret-box.ts';
+import { pruneSsoRecords } from './auth/sso-codes.ts';
 import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
 import { openOrm } from './db/orm.ts';
@@ -26,7 +28,8 @@ async function main(): Promise<void> {
         logger: logger.child({ component: 'worker' }),
       })
     : undefined;
-  const app = await createApp({ config, orm, logger });
+  const sealingKey = loadSealingKey({ envKey: config.mfaEncryptionKey, dataDir: config.dataDir });
+  const app = await createApp({ config, orm, logger, sealingKey });
   const server: Server = await new Promise((resolve) => {
     const listening = createHttpServer(app.callback()).listen(config.port, config.host, () => resolve(listening));
   });
@@ -47,9 +50,12 @@ async function main(): Promise<void> {
       '\n',
   );
 
-  // Forget rate-limit counters of clients not seen for a whole window.
+  // Forget rate-limit counters of clients not seen for a whole window, and expired sign-in codes.
   const pruning = setInterval(() => {
     pruneRateLimits(orm.em.fork()).catch((error: unknown) => logger.warn({ err: error }, 'pruning rate limits failed'));
+    pruneSsoRecords(orm.em.fork(), Date.now()).catch((error: unknown) =>
+      logger.warn({ err: error }, 'pruning sign-in codes failed'),
+    );
   }, 10 * 60_000);
   pruning.unref();
 

@@ -1,11 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { digestSecret } from '../auth/secret-token.ts';
 
 /** A new API key: 64 hex characters, shown once. */
 export function generateApiKey(): string {
   return randomBytes(32).toString('hex');
 }
 
-/** What is stored for a key: its SHA-256 digest (hex). A key has 256 random bits, so no salt or slow hash is needed. */
-export function digestApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
+/** What is stored for a key: its SHA-256 digest, like every other client-held secret. */
+export const digestApiKey = digestSecret;

@@ -9,6 +9,7 @@ import { Migration20261122030000_account_sync } from './migrations/Migration2026
 import { Migration20261122040000_holdings } from './migrations/Migration20261122040000_holdings.ts';
 import { Migration20261125010000_write_integrity } from './migrations/Migration20261125010000_write_integrity.ts';
 import { Migration20261125020000_account_sync_error } from './migrations/Migration20261125020000_account_sync_error.ts';
+import { Migration20261126000000_sign_in } from './migrations/Migration20261126000000_sign_in.ts';
 import { installJobQueue } from '../jobs/job-queue.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
@@ -22,6 +23,7 @@ const migrations = [
   { name: 'Migration20261122040000_holdings', class: Migration20261122040000_holdings },
   { name: 'Migration20261125010000_write_integrity', class: Migration20261125010000_write_integrity },
   { name: 'Migration20261125020000_account_sync_error', class: Migration20261125020000_account_sync_error },
+  { name: 'Migration20261126000000_sign_in', class: Migration20261126000000_sign_in },
 ];
 
 /** ORM options for a database URL. */

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Scope } from '../api-keys/api-key.entity.ts';
 import { digestApiKey } from '../api-keys/api-key.secret.ts';
+import { SECRET_TOKEN_SHAPE, digestSecret } from '../auth/secret-token.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { sql } from '../db/sql.ts';
 import { RateLimited, rateLimitHeaders, Unauthorized } from './errors.ts';
@@ -36,6 +38,8 @@ interface Counter {
 
 interface CredentialRow {
   id: string;
+  /** Whose counter the request bumps: the API key, or the device of an access token (so rotation does not reset it). */
+  counter_key: string;
   scope: Scope;
   expires_at: string | null;
   revoked_at: string | null;
@@ -53,19 +57,44 @@ interface GateRow {
 
 const KEY_SHAPE = /^[0-9a-f]{64}$/;
 
-/** Bumps one fixed-window counter: a new window starts once the previous one has expired. */
-function counterUpsert(valuesSql: string): string {
+/**
+ * Bumps one fixed-window counter of `rate_limits`: a new window starts once the previous one has
+ * expired. Takes `valuesSql` (rows of key, 1, expire) and then the window length twice.
+ */
+export function counterUpsert(valuesSql: string): string {
   return `insert into rate_limits (key, points, expire) ${valuesSql}
     on conflict (key) do update set
       points = case when rate_limits.expire <= excluded.expire - ? then 1 else rate_limits.points + 1 end,
       expire = case when rate_limits.expire <= excluded.expire - ? then excluded.expire else rate_limits.expire end
-    returning points, expire::text as expire`;
+    returning key, points, expire::text as expire`;
 }
 
-const CREDENTIAL_SQL = `
-  select k.id, k.scope, k.expires_at, k.revoked_at, u.id as user_id, u.family_id, u.active, u.ai_enabled
+const API_KEY_SQL = `
+  select k.id, 'credential:api_key:' || k.id as counter_key, k.scope, k.expires_at, k.revoked_at,
+    u.id as user_id, u.family_id, u.active, u.ai_enabled
   from api_keys k join users u on u.id = k.user_id
   where k.key_digest = ?`;
+
+const ACCESS_TOKEN_SQL = `
+  select t.id, 'credential:device:' || t.device_id as counter_key, t.scope, t.expires_at, t.revoked_at,
+    u.id as user_id, u.family_id, u.active, u.ai_enabled
+  from oauth_tokens t join users u on u.id = t.user_id
+  where t.access_digest = ?`;
+
+/** The credential lookup a request asks for: a bearer token when one is sent (even with a key), else the key. */
+function credentialLookup(
+  request: AccessRequest,
+): { sql: string; digest: string; kind: 'api_key' | 'bearer' } | undefined {
+  if (!request.secured) return undefined;
+  if (request.bearer !== undefined) {
+    return SECRET_TOKEN_SHAPE.test(request.bearer)
+      ? { sql: ACCESS_TOKEN_SQL, digest: digestSecret(request.bearer), kind: 'bearer' }
+      : undefined;
+  }
+  return request.apiKey && KEY_SHAPE.test(request.apiKey)
+    ? { sql: API_KEY_SQL, digest: digestApiKey(request.apiKey), kind: 'api_key' }
+    : undefined;
+}
 
 function resetSeconds(counter: Counter, now: number): number {
   return Math.max(1, Math.ceil((Number(counter.expire) - now) / 1000));
@@ -76,29 +105,25 @@ function resetSeconds(counter: Counter, now: number): number {
  * the client address, looks the API key up, and counts it against the key. Round trips to
  * PostgreSQL are the largest cost of a small request (bench/README.md), hence one statement
  * instead of three. Counters are fixed windows in the unlogged `rate_limits` table, shared by all
- * API processes. A bearer token is tried first when present; none is issued yet, so it is refused.
+ * API processes. A bearer token is tried first when present: a malformed or unknown one is refused
+ * even when a valid key is sent too.
  */
-export function createAccessGate(config: RateLimitConfig): AccessGate {
+export function createAccessGate(config: RateLimitConfig, clock: Clock = systemClock): AccessGate {
   const windowMs = config.rateLimitWindowSeconds * 1000;
   return async (em, request) => {
-    const now = Date.now();
-    const digest =
-      request.secured && request.bearer === undefined && request.apiKey && KEY_SHAPE.test(request.apiKey)
-        ? digestApiKey(request.apiKey)
-        : undefined;
+    const now = clock();
+    const lookup = credentialLookup(request);
     const ctes: string[] = [];
     const params: unknown[] = [];
     if (config.rateLimitPerAddress > 0) {
       ctes.push(`address as (${counterUpsert('values (?, 1, ?)')})`);
       params.push(`address:${request.address}`, now + windowMs, windowMs, windowMs);
     }
-    if (digest) {
-      ctes.push(`credential as (${CREDENTIAL_SQL})`);
-      params.push(digest);
+    if (lookup) {
+      ctes.push(`credential as (${lookup.sql})`);
+      params.push(lookup.digest);
       if (config.rateLimitPerCredential > 0) {
-        ctes.push(
-          `credential_count as (${counterUpsert(`select 'credential:api_key:' || id, 1, ?::bigint from credential`)})`,
-        );
+        ctes.push(`credential_count as (${counterUpsert(`select counter_key, 1, ?::bigint from credential`)})`);
         params.push(now + windowMs, windowMs, windowMs);
       }
     }
@@ -141,7 +166,7 @@ export function createAccessGate(config: RateLimitConfig): AccessGate {
         familyId: credential.family_id,
         scope: credential.scope,
         aiEnabled: credential.ai_enabled,
-        credential: { kind: 'api_key', id: credential.id },
+        credential: { kind: lookup!.kind, id: credential.id },
       },
       headers: counted
         ? rateLimitHeaders(

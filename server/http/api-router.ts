@@ -4,6 +4,7 @@ import qs from 'qs';
 import type { Context } from 'koa';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import { createOpenApiAjv } from './ajv.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
@@ -17,6 +18,8 @@ import { isPathProblem, validationDetails } from './validation-errors.ts';
 interface ContractExtensions {
   'x-scope'?: 'read' | 'read_write';
   'x-feature'?: 'ai';
+  /** A browser step: every failure after the access gate is a redirect, not a JSON error. */
+  'x-error-redirect'?: boolean;
 }
 
 export interface ApiRouterOptions {
@@ -25,6 +28,8 @@ export interface ApiRouterOptions {
   orm: MikroORM;
   jsonBodyLimit: number;
   accessGate: AccessGate;
+  /** Where a failed browser step (`x-error-redirect`) sends the browser. */
+  errorRedirect?: (error: unknown, log: Logger) => string;
 }
 
 /** "getTransaction" + "id" -> "Transaction"; "createChatMessage" + "chat_id" -> "Chat". */
@@ -61,6 +66,18 @@ function bearerToken(ctx: Context): string | undefined {
   return match ? match[1]!.trim() : header.trim();
 }
 
+/** Runs the rest of the chain and answers any failure with the redirect `presenter` chooses. */
+function redirectErrors(presenter: (error: unknown, log: Logger) => string) {
+  return async (ctx: Context, next: () => Promise<unknown>) => {
+    try {
+      await next();
+    } catch (error) {
+      ctx.status = 302;
+      ctx.redirect(presenter(error, ctx.state.log));
+    }
+  };
+}
+
 /**
  * One Koa route per operation of the contract. openapi-backend validates each request against
  * its already-known operation (its own router re-scans every operation per request: stack-notes.md).
@@ -88,11 +105,17 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
     const operationId = operation.operationId as OperationId;
     // Seen from the router, every handler takes the generic input and returns some status and body.
     const handler = options.handlers[operationId] as
-      ((input: HandlerInput<OperationId>) => Promise<{ status: number; body?: unknown }>) | undefined;
+      | ((
+          input: HandlerInput<OperationId>,
+        ) => Promise<{ status: number; body?: unknown; headers?: Record<string, string | string[]> }>)
+      | undefined;
     const security = operation.security ?? options.document.security ?? [];
     const secured = security.length > 0;
     const pathParam = /\{(\w+)\}/.exec(operation.path)?.[1];
     const koaPath = operation.path.replace(/\{(\w+)\}/g, ':$1');
+    const cookieNames = ((operation.parameters ?? []) as { in?: string; name?: string }[])
+      .filter((parameter) => parameter.in === 'cookie')
+      .map((parameter) => parameter.name!);
 
     const steps = [
       async (ctx: Context, next: () => Promise<unknown>) => {
@@ -118,6 +141,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         await next();
       },
       ...(operation.requestBody ? [parseBody] : []),
+      ...(operation['x-error-redirect'] && options.errorRedirect ? [redirectErrors(options.errorRedirect)] : []),
       async (ctx: Context) => {
         // A path that does not decode (`/transactions/%E0%A4`) cannot name a record.
         if (!decodes(ctx.path)) throw NotFound.entity(resourceName(operationId, pathParam));
@@ -143,13 +167,21 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         const input: HandlerInput<OperationId> = {
           params: (result.coerced?.params ?? {}) as never,
           query: (result.coerced?.query ?? {}) as never,
+          cookies: Object.fromEntries(
+            cookieNames.flatMap((name) => {
+              const value = ctx.cookies.get(name);
+              return value === undefined ? [] : [[name, value]];
+            }),
+          ) as never,
           body: ctx.request.body as never,
+          address: ctx.ip,
           principal: ctx.state.principal as never,
           em: ctx.state.em,
           log: ctx.state.log,
         };
         const response = await handler!(input);
         ctx.status = response.status;
+        if (response.headers) ctx.set(response.headers);
         if (response.body !== undefined) ctx.body = response.body;
       },
     ];

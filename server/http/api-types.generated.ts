@@ -678,7 +678,34 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Signs a user in from a mobile or web client and issues an access token (30 days, scope `read_write`) and a refresh token. No credential is needed. The `device` object describes the client; it is not marked required in the schema because the server checks it itself and answers 400 when it is missing. A wrong email or password is answered with 401 `Invalid email or password`. A user with a second factor must also send `otp_code`; when it is missing or wrong the answer is 401 with `mfa_required: true`.
+         * @description Signs a user in from a mobile or web client and issues an access token (30 days, scope `read_write`) and a refresh token for the device. No credential is needed.
+         *
+         *     - `device` describes the client: `device_id`, `device_name` and
+         *       `device_type` must be present and not blank. It is not marked required
+         *       in the schema because the server checks it itself and answers 400
+         *       `Device information is required`.
+         *
+         *     - A wrong email or password is answered with 401 `Invalid email or
+         *       password`; an unknown email gets the same answer after the same work.
+         *
+         *     - A user with a second factor must also send `otp_code`, the current
+         *       6-digit TOTP code (30-second steps, one step of clock drift either
+         *       way, each code accepted once). When it is missing the answer is 401
+         *       `Two-factor authentication code is required`, when it is wrong or
+         *       already used 401 `Two-factor authentication code is invalid`, both
+         *       with `mfa_required: true`.
+         *
+         *     - A deactivated user is answered with 401 `Account has been
+         *       deactivated`.
+         *
+         *     - Signing in again with the same `device_id` replaces that device's
+         *       tokens (one token family per device).
+         *
+         *     - Failed sign-ins (wrong password or code) are counted per client
+         *       address (default 50) and per email address (default 10) in a
+         *       15-minute window; attempts count while they run and are given back
+         *       when they succeed. Beyond the limit the answer is 429
+         *       `rate_limit_exceeded` with `Retry-After`.
          */
         post: operations["login"];
         delete?: never;
@@ -698,7 +725,19 @@ export interface paths {
         put?: never;
         /**
          * Refresh the access token
-         * @description Exchanges a refresh token for a new access token and a new refresh token; the refresh token sent is revoked (tokens rotate). No credential is needed. `refresh_token` is not marked required in the schema because the server checks it itself and answers 400 when it is missing or blank. An unknown, revoked or expired refresh token is answered with 401 `Invalid refresh token`. The answer does not include the user.
+         * @description Exchanges a refresh token for a new access token and a new refresh token for the same device; the refresh token sent is revoked at once (tokens rotate). No credential is needed. The answer does not include the user.
+         *
+         *     - `refresh_token` is not marked required in the schema because the server
+         *       checks it itself and answers 400 `Refresh token is required` when it is
+         *       missing or blank.
+         *
+         *     - An unknown, revoked or expired (after 90 days) refresh token is
+         *       answered with 401 `Invalid refresh token`.
+         *
+         *     - A refresh token that was already used is answered with 401 `Invalid
+         *       refresh token` and revokes every token of its device: one of the two
+         *       users of that token is not the app. Two concurrent refreshes with one
+         *       token count as such a reuse.
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -730,12 +769,20 @@ export interface paths {
          *     - A wrong (or missing) email or password is answered with 401 `Invalid
          *       email or password`; the code stays usable.
          *
-         *     - A user with a second factor is answered with 401 and `mfa_required:
-         *       true`; the code is not consumed and nothing is linked.
+         *     - A user with a second factor is answered with 401 `MFA users should
+         *       sign in with email and password` and `mfa_required: true`; the code is
+         *       not consumed and nothing is linked.
          *
+         *     - A deactivated user is answered with 401 `Account has been deactivated`
+         *       (code kept).
+         *
+         *     - Failed password checks count against the same limits as `login` (429).
          *     - The code is consumed in one atomic step after these checks and before
-         *       the identity link is written, so among concurrent requests with the
-         *       same code only one succeeds.
+         *       the identity link is written, in the same transaction, so among
+         *       concurrent requests with the same code only one succeeds.
+         *
+         *     - When the identity was linked to a user meanwhile (another sign-in
+         *       finished first), the answer is 422 and the code stays usable.
          */
         post: operations["linkSsoAccount"];
         delete?: never;
@@ -764,17 +811,91 @@ export interface paths {
          *     - An unknown, expired or already used code is answered with 401 `Linking
          *       code is invalid or expired`.
          *
-         *     - When account creation is not allowed for this sign-in, the answer is 403
-         *       and the code stays usable.
+         *     - When account creation is not allowed for this sign-in (each provider's
+         *       configuration decides; by default it is not), the answer is 403 `SSO
+         *       account creation is disabled. Please contact an administrator.` and
+         *       the code stays usable.
          *
          *     - The code is consumed in one atomic step after these checks and before
-         *       the user is written, so among concurrent requests with the same code
-         *       only one succeeds.
+         *       the user is written, in the same transaction, so among concurrent
+         *       requests with the same code only one succeeds.
          *
-         *     - When the user cannot be saved (for example the email is already taken)
-         *       the answer is 422 with the validation errors.
+         *     - When the user cannot be saved (the email is already taken, or the
+         *       provider shared no email) the answer is 422 with the validation errors
+         *       and the code stays usable.
+         *
+         *     - The new user has no password (they sign in through the provider) and
+         *       gets a family of their own, named after them, in the service's default
+         *       currency (`DEFAULT_CURRENCY`).
          */
         post: operations["createSsoAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso_exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a single-sign-on code for tokens
+         * @description Finishes a mobile single-sign-on sign-in whose identity-provider login is already linked to a user. The provider callback redirected the app with a one-time `code` (never with tokens, which would end up in browser history and logs); the app exchanges it here for an access token and a refresh token for the device that started the sign-in. No credential is needed.
+         *
+         *     - `code` is not marked required in the schema: the server checks it
+         *       itself and answers 400 `Code is required` when it is missing or blank.
+         *
+         *     - An unknown, expired (after 5 minutes) or already used code is answered
+         *       with 401 `Authorization code is invalid or expired`. A code works once:
+         *       among concurrent requests with the same code only one succeeds.
+         */
+        post: operations["exchangeSsoCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mobile/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a mobile single-sign-on sign-in
+         * @description Opened by the app in a browser (for example `ASWebAuthenticationSession` or a Custom Tab): starts an OpenID Connect authorization-code sign-in with PKCE, `state` and `nonce` at the configured provider and redirects the browser there. The device parameters describe the installation that will receive the tokens; `device_id`, `device_name` and `device_type` must be present (else the flow ends with `error=missing_device_info`). The sign-in must be finished within 10 minutes in the same browser: a cookie binds the callback to it. Every failure redirects to the app with `error` and `message` instead of answering with JSON.
+         */
+        get: operations["startMobileSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mobile/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish a mobile single-sign-on sign-in
+         * @description The identity provider sends the browser here after the user signed in (or refused). The service checks `state` against the sign-in this browser started (once: a replayed callback is refused), exchanges the code with the PKCE verifier, verifies the ID token (signature, issuer, audience, `nonce`) and redirects to the app with the outcome. Providers may add parameters of their own, which are accepted and ignored.
+         */
+        get: operations["finishMobileSso"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1768,12 +1889,15 @@ export interface components {
         AuthTokens: {
             /** @description Bearer token for the `Authorization` header; has the `read_write` scope. */
             access_token: string;
-            /** @description One-time token for `POST /api/v1/auth/refresh`; it is revoked when used. */
+            /** @description One-time token for `POST /api/v1/auth/refresh` (valid for 90 days); it is revoked when used, and using it a second time revokes every token of the device. */
             refresh_token: string;
             /** @constant */
             token_type: "Bearer";
-            /** @description Lifetime of the access token in seconds (30 days, 2592000). */
-            expires_in: number;
+            /**
+             * @description Lifetime of the access token in seconds (30 days, 2592000).
+             * @constant
+             */
+            expires_in: 2592000;
             /** @description Issue time of the access token in Unix seconds. */
             created_at: number;
             user: components["schemas"]["AuthUser"];
@@ -1787,12 +1911,15 @@ export interface components {
         RefreshedTokens: {
             /** @description Bearer token for the `Authorization` header; has the `read_write` scope. */
             access_token: string;
-            /** @description One-time token for `POST /api/v1/auth/refresh`; it is revoked when used. */
+            /** @description One-time token for `POST /api/v1/auth/refresh` (valid for 90 days); it is revoked when used, and using it a second time revokes every token of the device. */
             refresh_token: string;
             /** @constant */
             token_type: "Bearer";
-            /** @description Lifetime of the access token in seconds (30 days, 2592000). */
-            expires_in: number;
+            /**
+             * @description Lifetime of the access token in seconds (30 days, 2592000).
+             * @constant
+             */
+            expires_in: 2592000;
             /** @description Issue time of the access token in Unix seconds. */
             created_at: number;
         };
@@ -1813,6 +1940,11 @@ export interface components {
             first_name?: string;
             /** @description Last name of the new user; taken from the identity provider when omitted. */
             last_name?: string;
+        };
+        /** @description Body for exchanging the one-time code of a linked single-sign-on sign-in. `code` is not marked required because the server checks it itself and answers 400 when it is missing or blank. */
+        SsoExchangeRequest: {
+            /** @description The one-time code the app received in its callback URL (valid for 5 minutes). */
+            code?: string;
         };
     };
     responses: {
@@ -1962,6 +2094,37 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The flow ended: the browser is sent back to the app at its configured callback URL (`MOBILE_APP_REDIRECT_URL`), with the outcome in the query. Tokens never travel in a URL.
+         *
+         *     - Identity linked to a user: `code=<one-time code>`, valid for 5 minutes
+         *       and once, for `POST /api/v1/auth/sso_exchange`.
+         *
+         *     - Identity not linked yet: `status=account_not_linked&linking_code=...&email=...&allow_account_creation=true|false`
+         *       (plus `first_name` and `last_name` when the provider shares them). The
+         *       linking code (32 random bytes, URL-safe) is valid for 10 minutes and
+         *       once, for `POST /api/v1/auth/sso_link` or
+         *       `POST /api/v1/auth/sso_create_account`.
+         *
+         *     - The linked user has a second factor: `status=mfa_not_supported` (such a
+         *       user signs in with email, password and one-time code).
+         *
+         *     - Anything that went wrong: `error=<code>&message=<sentence>`, with the
+         *       codes `invalid_provider` (no such provider), `missing_device_info`
+         *       (device parameters missing), `invalid_request` (a parameter breaks the
+         *       contract), `invalid_state` (unknown, used or expired `state`, or a
+         *       browser other than the one that started the sign-in),
+         *       `account_deactivated` and `sso_failed` (the
+         *       provider refused, could not be reached or answered something that does
+         *       not verify). Every failure ends this way, never as a JSON error page.
+         */
+        SsoAppRedirect: {
+            headers: {
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /**
@@ -2082,6 +2245,8 @@ export interface components {
          * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
          */
         ChatId: string;
+        /** @description Name of a configured identity provider (see `SSO_PROVIDERS` in the README). An unknown name ends the flow with `error=invalid_provider`. */
+        SsoProvider: string;
     };
     requestBodies: never;
     headers: {
@@ -2110,6 +2275,11 @@ export interface components {
          * @example 2841
          */
         "Retry-After": number;
+        /**
+         * @description Where the browser goes next.
+         * @example financeapp://oauth/callback?status=account_not_linked&linking_code=q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE&email=ana%40example.com&allow_account_creation=false
+         */
+        Location: string;
     };
     pathItems: never;
 }
@@ -5061,8 +5231,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA",
-                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cV",
+                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
+                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
                      *       "token_type": "Bearer",
                      *       "expires_in": 2592000,
                      *       "created_at": 1711620000,
@@ -5087,7 +5257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Wrong email or password, or a second factor is required. */
+            /** @description Wrong email or password, a second factor is required, or the user is deactivated. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5113,7 +5283,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cV"
+                 *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY"
                  *     }
                  */
                 "application/json": components["schemas"]["RefreshRequest"];
@@ -5131,8 +5301,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "Hn6bT2vQ9wE4rY1uI8oP3aS7dF5gJ0kL",
-                     *       "refresh_token": "Mx1cV5bN8mQ3wE6rT9yU2iO4pA7sD0fG",
+                     *       "access_token": "Hn6bT2vQ9wE4rY1uI8oP3aS7dF5gJ0kLHn6bT2vQ9wE",
+                     *       "refresh_token": "Mx1cV5bN8mQ3wE6rT9yU2iO4pA7sD0fGMx1cV5bN8mQ",
                      *       "token_type": "Bearer",
                      *       "expires_in": 2592000,
                      *       "created_at": 1714212000
@@ -5162,7 +5332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The refresh token is unknown, revoked or expired. */
+            /** @description The refresh token is unknown, revoked, expired or already used. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5219,8 +5389,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA",
-                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cV",
+                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
+                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
                      *       "token_type": "Bearer",
                      *       "expires_in": 2592000,
                      *       "created_at": 1711620000,
@@ -5267,7 +5437,26 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
+            /** @description The body breaks the contract, or the identity is already linked to a user. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "This identity is already linked to a user",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This identity is already linked to a user"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -5303,8 +5492,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA",
-                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cV",
+                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
+                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
                      *       "token_type": "Bearer",
                      *       "expires_in": 2592000,
                      *       "created_at": 1711620000,
@@ -5370,10 +5559,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "forbidden",
-                     *       "message": "Account creation is disabled",
+                     *       "message": "SSO account creation is disabled. Please contact an administrator.",
                      *       "errors": [
                      *         {
-                     *           "message": "Account creation is disabled"
+                     *           "message": "SSO account creation is disabled. Please contact an administrator."
                      *         }
                      *       ]
                      *     }
@@ -5394,8 +5583,7 @@ export interface operations {
                      *       "message": "Email has already been taken",
                      *       "errors": [
                      *         {
-                     *           "message": "Email has already been taken",
-                     *           "path": "/body/email"
+                     *           "message": "Email has already been taken"
                      *         }
                      *       ]
                      *     }
@@ -5403,6 +5591,171 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    exchangeSsoCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiEq9Xc2Lr7"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SsoExchangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; tokens and user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
+                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 2592000,
+                     *       "created_at": 1711620000,
+                     *       "user": {
+                     *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
+                     *         "email": "ana@example.com",
+                     *         "first_name": "Ana",
+                     *         "last_name": "Silva",
+                     *         "ai_enabled": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthTokens"];
+                };
+            };
+            /** @description The body is not valid JSON, or `code` is missing or blank. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "bad_request",
+                     *       "message": "Code is required",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Code is required",
+                     *           "path": "/body/code"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The code is unknown, expired or already used, or the user has been deactivated since the sign-in started. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Authorization code is invalid or expired",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Authorization code is invalid or expired"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    startMobileSso: {
+        parameters: {
+            query?: {
+                /** @description Stable identifier of the installation. */
+                device_id?: string;
+                /** @description Human-readable device name, for example `Ana's iPhone`. */
+                device_name?: string;
+                /** @description Platform of the client, `ios`, `android` or `web`. */
+                device_type?: string;
+                /** @description Operating system version. */
+                os_version?: string;
+                /** @description Version of the client application. */
+                app_version?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of a configured identity provider (see `SSO_PROVIDERS` in the README). An unknown name ends the flow with `error=invalid_provider`. */
+                provider: components["parameters"]["SsoProvider"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Either on to the identity provider's authorization endpoint (with a `Set-Cookie` binding the flow to this browser), or, when the sign-in cannot start, back to the app with `error` and `message` (see the callback's answer for the codes). */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description `finance_sso=<random>; Path=/auth/mobile; HttpOnly; SameSite=Lax; Max-Age=600` (plus `Secure` behind https), only when going on to the provider. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    finishMobileSso: {
+        parameters: {
+            query?: {
+                /** @description Authorization code issued by the provider (printable ASCII, RFC 6749). */
+                code?: string;
+                /** @description The `state` this service sent with the sign-in. */
+                state?: string;
+                /** @description Issuer of the authorization response (RFC 9207), checked when sent. */
+                iss?: string;
+                /** @description Error code of the provider, for example `access_denied`. */
+                error?: string;
+                /** @description The provider's explanation of `error`. */
+                error_description?: string;
+                /** @description Any other parameter a provider adds to its callback (for example `session_state`, `scope` or `authuser`): accepted and ignored, up to 8 of them. */
+                provider_parameters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path: {
+                /** @description Name of a configured identity provider (see `SSO_PROVIDERS` in the README). An unknown name ends the flow with `error=invalid_provider`. */
+                provider: components["parameters"]["SsoProvider"];
+            };
+            cookie?: {
+                /** @description Binds the callback to the browser that started the sign-in. */
+                finance_sso?: string;
+            };
+        };
+        requestBody?: never;
+        responses: {
+            302: components["responses"]["SsoAppRedirect"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };

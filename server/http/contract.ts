@@ -11,28 +11,41 @@ type Defined<T> = [T] extends [undefined] ? Record<string, never> : NonNullable<
 
 export type PathParams<K extends OperationId> = Defined<Operation<K>['parameters']['path']>;
 export type QueryParams<K extends OperationId> = Defined<Operation<K>['parameters']['query']>;
+export type CookieParams<K extends OperationId> = Defined<Operation<K>['parameters']['cookie']>;
 export type RequestBody<K extends OperationId> =
   Operation<K> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : undefined;
 
-type SuccessStatus = 200 | 201 | 202 | 204;
+/** Statuses a handler returns itself; 302 only for the browser steps of single sign-on. */
+type SuccessStatus = 200 | 201 | 202 | 204 | 302;
 type Responses<K extends OperationId> = Operation<K>['responses'];
 
-/** What a handler returns: one of the operation's documented success statuses, with its body type. */
+/** What a handler returns: one of the operation's documented success statuses, with its body type and any headers. */
 export type HandlerResult<K extends OperationId> = {
-  [S in keyof Responses<K> & SuccessStatus]: Responses<K>[S] extends { content: { 'application/json': infer B } }
+  [S in keyof Responses<K> & SuccessStatus]: (Responses<K>[S] extends { content: { 'application/json': infer B } }
     ? { status: S; body: B }
-    : { status: S; body?: undefined };
+    : { status: S; body?: undefined }) & { headers?: Record<string, string | string[]> };
 }[keyof Responses<K> & SuccessStatus];
 
 /** Operations the contract marks `security: []`: they run without a credential (a test keeps this list true). */
-export const PUBLIC_OPERATIONS = ['login', 'refreshToken', 'linkSsoAccount', 'createSsoAccount'] as const;
+export const PUBLIC_OPERATIONS = [
+  'login',
+  'refreshToken',
+  'exchangeSsoCode',
+  'linkSsoAccount',
+  'createSsoAccount',
+  'startMobileSso',
+  'finishMobileSso',
+] as const;
 export type PublicOperation = (typeof PUBLIC_OPERATIONS)[number];
 
 /** Everything a handler may read: the request as validated (and coerced) by the contract. */
 export interface HandlerInput<K extends OperationId> {
   params: PathParams<K>;
   query: QueryParams<K>;
+  cookies: CookieParams<K>;
   body: RequestBody<K>;
+  /** The client's address (the proxy's view of it only with TRUST_PROXY). */
+  address: string;
   /** The caller; none for the public operations. */
   principal: K extends PublicOperation ? undefined : Principal;
   /** A fork of the ORM's EntityManager for this request only. */

@@ -63,7 +63,12 @@ describe('rate limits when spent', () => {
       rateLimitPerAddress: 8,
       rateLimitWindowSeconds: 600,
     };
-    const app = await createApp({ config, orm: server.orm, logger: pino({ level: 'silent' }) });
+    const app = await createApp({
+      config,
+      orm: server.orm,
+      logger: pino({ level: 'silent' }),
+      sealingKey: server.sealingKey,
+    });
     const twin = createHttpServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((resolve) => twin.once('listening', resolve));
     try {

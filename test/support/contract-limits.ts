@@ -35,12 +35,19 @@ export function parametersOf(operation: Schema): Schema[] {
   return ((operation.parameters ?? []) as Schema[]).map(resolve);
 }
 
+/** A pattern that admits ASCII characters only (`^[\x20-\x7E]+$`, `^[A-Za-z0-9_-]+$`). */
+function asciiOnly(pattern: unknown): boolean {
+  return typeof pattern === 'string' && /^\^\[[^\]]*\][+*]\$$/.test(pattern) && !/\\u|\\x[89a-f]/i.test(pattern);
+}
+
 /** The longest value the schema allows, as text of the query string (percent-encoded). */
 function longestValue(schema: Schema): string {
   if (schema.enum) return [...(schema.enum as string[])].sort((a, b) => b.length - a.length)[0]!;
   if (schema.format === 'uuid') return randomUUID();
   if (schema.format === 'date') return '2024-12-31';
   if (schema.type === 'integer' || schema.type === 'number') return String(schema.maximum);
+  // An ASCII character written as %XX.
+  if (schema.type === 'string' && asciiOnly(schema.pattern)) return '%7E'.repeat(schema.maxLength);
   // A code point of 4 UTF-8 bytes, each written as %XX: the longest spelling of one character.
   if (schema.type === 'string') return encodeURIComponent('😀'.repeat(schema.maxLength));
   throw new Error(`no longest value for ${JSON.stringify(schema)}`);
@@ -57,6 +64,14 @@ export function longestQuery(operationId: OperationId): string {
     .filter((parameter) => parameter.in === 'query')
     .flatMap((parameter) => {
       const schema = resolve(parameter.schema);
+      if (schema.type === 'object' && parameter.explode) {
+        // Free-form parameters, each its own name=value pair.
+        const name = '%7E'.repeat(schema.propertyNames.maxLength);
+        return Array.from(
+          { length: schema.maxProperties },
+          () => `${name}=${longestValue(schema.additionalProperties)}`,
+        );
+      }
       if (schema.type !== 'array') return [`${parameter.name}=${longestValue(schema)}`];
       const items = resolve(schema.items);
       return Array.from({ length: schema.maxItems }, () => `${parameter.name}%5B%5D=${longestValue(items)}`);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
@@ -29,22 +29,38 @@ export interface TestServer {
   em(): EntityManager;
   /** Runs every due background job (graphile-worker's runOnce): the way tests wait for syncs, never sleeps. */
   drainJobs(): Promise<void>;
+  /** The key sealing second-factor secrets in this app. */
+  sealingKey: Buffer;
+  /** The app's clock: the real time moved by `advance` (for expiry), back with `reset`. */
+  time: { now(): number; advance(ms: number): void; reset(): void };
   /** Runs SQL on this file's database (for row counts and direct changes). */
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
   close(): Promise<void>;
 }
 
 /** A database of its own (cloned from the migrated template) and the real app on a real port. */
-export async function startTestServer(overrides: Partial<AppConfig> = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<AppConfig> = {},
+  options: { sealingKey?: Buffer } = {},
+): Promise<TestServer> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `finance_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   await ensureDatabase(adminUrl, name, TEMPLATE_DATABASE);
   const url = databaseUrl(adminUrl, name);
   const orm = await MikroORM.init(ormOptions(url, 5));
+  const sealingKey = options.sealingKey ?? randomBytes(32);
+  let offset = 0;
+  const time = {
+    now: () => Date.now() + offset,
+    advance: (ms: number) => void (offset += ms),
+    reset: () => void (offset = 0),
+  };
   const app = await createApp({
     config: { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, ...overrides },
     orm,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    sealingKey,
+    clock: time.now,
   });
   const server = createHttpServer(app.callback()).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -55,6 +71,8 @@ export async function startTestServer(overrides: Partial<AppConfig> = {}): Promi
     databaseUrl: url,
     api: new ContractClient(baseUrl),
     orm,
+    sealingKey,
+    time,
     em: () => orm.em.fork(),
     drainJobs: () => drainJobs(url),
     query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],

@@ -1,0 +1,68 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import { sql } from '../db/sql.ts';
+import { counterUpsert } from '../http/access-gate.ts';
+import { RateLimited } from '../http/errors.ts';
+
+export type LoginThrottleConfig = Pick<
+  Config,
+  'loginFailuresPerAddress' | 'loginFailuresPerEmail' | 'loginFailureWindowSeconds'
+>;
+
+/** An attempt that counts against the limits until it is given back. */
+export interface SignInAttempt {
+  /** The password (and code) were right: the attempt no longer counts. */
+  succeeded(): Promise<void>;
+}
+
+interface Counter {
+  key: string;
+  limit: number;
+  points: number;
+  expire: string;
+}
+
+/**
+ * Counts a sign-in attempt against its client address and its email address before the password
+ * is checked, in one statement on the shared `rate_limits` table, and refuses it with 429 beyond a
+ * limit. Counting first (and giving the point back on success) keeps the limit exact however many
+ * guesses arrive at once; counting only after a failure would let a burst of parallel guesses
+ * through before the first one was counted.
+ */
+export async function beginSignInAttempt(
+  em: EntityManager,
+  config: LoginThrottleConfig,
+  who: { address: string; email: string },
+  now: number,
+): Promise<SignInAttempt> {
+  const windowMs = config.loginFailureWindowSeconds * 1000;
+  const counters = [
+    { key: `sign_in:address:${who.address}`, limit: config.loginFailuresPerAddress },
+    { key: `sign_in:email:${who.email.trim().toLowerCase()}`, limit: config.loginFailuresPerEmail },
+  ].filter((counter) => counter.limit > 0);
+  if (!counters.length) return { succeeded: async () => {} };
+
+  const rows = await sql<{ key: string; points: number; expire: string }>(
+    em,
+    counterUpsert('select key, 1, ?::bigint from unnest(?::text[]) as key'),
+    [now + windowMs, counters.map((counter) => counter.key), windowMs, windowMs],
+  );
+  const counted: Counter[] = rows.map((row) => ({ ...row, limit: counters.find((c) => c.key === row.key)!.limit }));
+  const exceeded = counted.find((counter) => counter.points > counter.limit);
+  if (exceeded) {
+    const reset = Math.max(1, Math.ceil((Number(exceeded.expire) - now) / 1000));
+    throw new RateLimited(exceeded.limit, exceeded.points, reset);
+  }
+  return {
+    async succeeded() {
+      // Only within the same window: a counter that started over owes this attempt nothing.
+      await sql(
+        em,
+        `update rate_limits r set points = r.points - 1
+         from unnest(?::text[], ?::bigint[]) as w(key, expire)
+         where r.key = w.key and r.expire = w.expire and r.points > 0`,
+        [counted.map((counter) => counter.key), counted.map((counter) => counter.expire)],
+      );
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import * as client from 'openid-client';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { sql } from '../db/sql.ts';
+import type { Handlers } from '../http/contract.ts';
+import { readDevice, type Device } from './access-tokens.ts';
+import type { AuthDependencies } from './auth-dependencies.ts';
+import { findLinkedUser } from './sso-accounts.ts';
+import { issueCode, type PendingSignIn } from './sso-codes.ts';
+import type { SsoProvider } from './sso-providers.ts';
+import { appRedirect, SsoFailure } from './sso-redirect.ts';
+import { digestSecret, newSecretToken } from './secret-token.ts';
+
+/** The cookie that ties a callback to the browser that started the sign-in (login CSRF). */
+const FLOW_COOKIE = 'finance_sso';
+/** A sign-in at the provider must come back within 10 minutes. */
+const FLOW_SECONDS = 600;
+const SCOPE = 'openid email profile';
+
+interface StartedFlow {
+  binding_digest: string;
+  code_verifier: string;
+  nonce: string;
+  device: Device;
+}
+
+function known(providers: Map<string, SsoProvider>, name: string): SsoProvider {
+  const provider = providers.get(name);
+  if (!provider) throw new SsoFailure('invalid_provider', `No identity provider named "${name}" is configured`);
+  return provider;
+}
+
+async function discovered(provider: SsoProvider, log: Logger): Promise<client.Configuration> {
+  try {
+    return await provider.configuration();
+  } catch (error) {
+    log.warn({ err: error, provider: provider.name }, 'identity provider discovery failed');
+    throw new SsoFailure('sso_failed', `${provider.displayName} could not be reached; please try again later`);
+  }
+}
+
+/** Takes the flow a callback's `state` belongs to, once: a replayed callback finds nothing. */
+async function takeFlow(em: EntityManager, provider: string, state: string, now: number): Promise<StartedFlow> {
+  const [flow] = await sql<StartedFlow>(
+    em,
+    `delete from sso_flows where state_digest = ? and provider = ? and expires_at > ?
+     returning binding_digest, code_verifier, nonce, device`,
+    [digestSecret(state), provider, new Date(now)],
+  );
+  if (!flow) throw new SsoFailure('invalid_state', 'This sign-in has expired or was already used; please start again');
+  return flow;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/**
+ * The browser steps of mobile single sign-on: start sends the browser to the provider, the
+ * callback turns the provider's answer into a redirect to the app carrying a one-time code, never
+ * a token. Failures are thrown as {@link SsoFailure}; the router turns them into app redirects.
+ */
+export function mobileSsoHandlers(deps: AuthDependencies): Handlers<'startMobileSso' | 'finishMobileSso'> {
+  const { clock, providers, config } = deps;
+  const callbackUrl = (provider: SsoProvider) => `${config.publicUrl}/auth/mobile/${provider.name}/callback`;
+  const toApp = (outcome: Record<string, string | undefined>) => ({
+    status: 302 as const,
+    headers: { Location: appRedirect(config.mobileAppRedirectUrl, outcome) },
+  });
+
+  return {
+    async startMobileSso({ em, params, query, log }) {
+      const provider = known(providers, params.provider);
+      const device = readDevice(query);
+      if (!device) throw new SsoFailure('missing_device_info', 'Device information is required');
+      const configuration = await discovered(provider, log);
+      const state = newSecretToken();
+      const binding = newSecretToken();
+      const nonce = client.randomNonce();
+      const verifier = client.randomPKCECodeVerifier();
+      await sql(
+        em,
+        `insert into sso_flows (state_digest, binding_digest, provider, code_verifier, nonce, device, expires_at)
+         values (?, ?, ?, ?, ?, ?, ?)`,
+        [
+          digestSecret(state),
+          digestSecret(binding),
+          provider.name,
+          verifier,
+          nonce,
+          JSON.stringify(device),
+          new Date(clock() + FLOW_SECONDS * 1000),
+        ],
+      );
+      const authorizationUrl = client.buildAuthorizationUrl(configuration, {
+        redirect_uri: callbackUrl(provider),
+        scope: SCOPE,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+        nonce,
+      });
+      const secure = config.publicUrl.startsWith('https:') ? '; Secure' : '';
+      return {
+        status: 302,
+        headers: {
+          Location: authorizationUrl.href,
+          'Set-Cookie': `${FLOW_COOKIE}=${binding}; Path=/auth/mobile; HttpOnly; SameSite=Lax; Max-Age=${FLOW_SECONDS}${secure}`,
+        },
+      };
+    },
+
+    async finishMobileSso({ em, params, query, cookies, log }) {
+      const provider = known(providers, params.provider);
+      if (!query.state) throw new SsoFailure('invalid_state', 'The sign-in response has no state; please start again');
+      const flow = await takeFlow(em, provider.name, query.state, clock());
+      const binding = cookies.finance_sso;
+      if (!binding || digestSecret(binding) !== flow.binding_digest) {
+        throw new SsoFailure('invalid_state', 'This sign-in was started in another browser; please start again');
+      }
+      if (query.error) {
+        throw new SsoFailure(
+          'sso_failed',
+          `${provider.displayName} did not sign you in: ${query.error_description ?? query.error}`,
+        );
+      }
+      const configuration = await discovered(provider, log);
+      const response = new URL(callbackUrl(provider));
+      for (const name of ['code', 'state', 'iss'] as const) {
+        if (query[name] !== undefined) response.searchParams.set(name, query[name]);
+      }
+      let claims: client.IDToken & Record<string, unknown>;
+      try {
+        const tokens = await client.authorizationCodeGrant(configuration, response, {
+          pkceCodeVerifier: flow.code_verifier,
+          expectedState: query.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        });
+        claims = { ...tokens.claims()! };
+        if (!claims.email && tokens.access_token) {
+          Object.assign(claims, await client.fetchUserInfo(configuration, tokens.access_token, claims.sub));
+        }
+      } catch (error) {
+        log.warn({ err: error, provider: provider.name }, 'identity provider sign-in did not verify');
+        throw new SsoFailure('sso_failed', `The sign-in with ${provider.displayName} could not be completed`);
+      }
+
+      const user = await findLinkedUser(em, provider.name, claims.sub);
+      if (user) {
+        if (!user.active) throw new SsoFailure('account_deactivated', 'Account has been deactivated');
+        if (user.otp_required) return toApp({ status: 'mfa_not_supported' });
+        const code = await issueCode(em, 'exchange', user.id, { device: flow.device }, clock());
+        return toApp({ code });
+      }
+      // An address the provider says it has not verified is not trusted to name a new account.
+      const email = claims.email_verified === false ? null : text(claims.email);
+      const pending: PendingSignIn = {
+        provider: provider.name,
+        uid: claims.sub,
+        email,
+        first_name: text(claims.given_name),
+        last_name: text(claims.family_name),
+        name: text(claims.name),
+        issuer: claims.iss,
+        device: flow.device,
+        allow_account_creation: provider.allowAccountCreation && email !== null,
+      };
+      const linkingCode = await issueCode(em, 'linking', null, pending, clock());
+      return toApp({
+        status: 'account_not_linked',
+        linking_code: linkingCode,
+        email: email ?? undefined,
+        first_name: pending.first_name ?? undefined,
+        last_name: pending.last_name ?? undefined,
+        allow_account_creation: String(pending.allow_account_creation),
+      });
+    },
+  };
+}
