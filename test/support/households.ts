@@ -3,6 +3,9 @@ import { issueApiKey } from '../../server/api-keys/api-key.service.ts';
 import { createUserWithFamily } from '../../server/users/user.service.ts';
 import { startTestServer, type TestServer } from './test-server.ts';
 
+/** The password of every test household's user. */
+export const HOUSEHOLD_PASSWORD = 'correct horse battery';
+
 export interface TestHousehold {
   familyId: string;
   userId: string;
@@ -21,7 +24,7 @@ export async function createHousehold(
   const email = `user-${randomUUID()}@example.test`;
   const { user, family } = await createUserWithFamily(em, {
     email,
-    password: 'correct horse battery',
+    password: HOUSEHOLD_PASSWORD,
     familyName: 'Test family',
     ...options,
   });
