@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../../server/auth/totp.ts';
 import { verifyPassword } from '../../server/users/password.ts';
+import { createHousehold } from '../support/households.ts';
+import { bearer, device, login } from '../support/sign-in.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
@@ -144,5 +147,69 @@ describe('admin CLI', () => {
     );
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toMatch(/already exists/);
+  });
+});
+
+describe('admin CLI: sign-in', () => {
+  /** The admin CLI with the test app's sealing key, as every process of one deployment shares it. */
+  const adminShared = (...args: string[]) =>
+    adminWith({ env: { MFA_ENCRYPTION_KEY: server.sealingKey.toString('hex') } }, ...args);
+
+  it('enable-mfa prints the secret once; sign-in then needs its codes; disable-mfa turns it off', async () => {
+    const household = await createHousehold(server);
+    const enabled = await adminShared('enable-mfa', '--email', household.email);
+    expect(enabled.code).toBe(0);
+    const { otpauth_url, secret } = lastLine(enabled.stdout);
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(otpauth_url).toMatch(/^otpauth:\/\/totp\/.+\?.*secret=[A-Z2-7]{32}/);
+    expect(new URL(otpauth_url).searchParams.get('digits')).toBe('6');
+    expect(new URL(otpauth_url).searchParams.get('period')).toBe('30');
+    const [row] = await server.query<{ otp_secret: string }>('select otp_secret from users where id = $1', [
+      household.userId,
+    ]);
+    expect(row!.otp_secret).not.toContain(secret);
+
+    expect((await login(server, household.email)).body.mfa_required).toBe(true);
+    const signedIn = await login(server, household.email, { otp_code: totpCode(secret, Date.now()) });
+    expect(signedIn.status).toBe(200);
+
+    expect((await adminShared('disable-mfa', '--email', household.email)).code).toBe(0);
+    expect((await login(server, household.email, { device: device('after') })).status).toBe(200);
+  });
+
+  it('revoke-tokens signs a user out of every device; deactivate-user does too, for good', async () => {
+    const household = await createHousehold(server);
+    const phone = (await login(server, household.email, { device: device('phone') })).body;
+    const tablet = (await login(server, household.email, { device: device('tablet') })).body;
+    const revoked = await admin('revoke-tokens', '--email', household.email);
+    expect(revoked.code).toBe(0);
+    expect(lastLine(revoked.stdout)).toEqual({ user_id: household.userId, revoked_tokens: 2 });
+    for (const tokens of [phone, tablet]) {
+      expect((await server.api.call('listTags', { headers: bearer(tokens.access_token) })).status).toBe(401);
+      expect((await server.api.call('refreshToken', { body: { refresh_token: tokens.refresh_token } })).status).toBe(
+        401,
+      );
+    }
+
+    const again = (await login(server, household.email, { device: device('phone') })).body;
+    const deactivated = await admin('deactivate-user', '--email', household.email);
+    expect(lastLine(deactivated.stdout)).toMatchObject({ active: false, revoked_tokens: 1 });
+    expect((await admin('activate-user', '--email', household.email)).code).toBe(0);
+    // Activation does not bring old tokens back: the user signs in again.
+    expect((await server.api.call('listTags', { headers: bearer(again.access_token) })).status).toBe(401);
+    expect((await login(server, household.email)).status).toBe(200);
+  });
+
+  it('refuses an unknown email with exit code 2 and changes nothing', async () => {
+    const commands = ['revoke-tokens', 'enable-mfa', 'disable-mfa'];
+    const before = await server.query('select otp_required, otp_secret from users order by id');
+    const outcomes = await Promise.all(
+      commands.map((command) => adminShared(command, '--email', 'nobody@example.com')),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome.code).toBe(2);
+      expect(outcome.stderr).toMatch(/no user with email nobody@example.com/);
+    }
+    expect(await server.query('select otp_required, otp_secret from users order by id')).toEqual(before);
   });
 });
