@@ -127,6 +127,56 @@ it('covers every implemented write operation', () => {
   );
 });
 
+/** The sign-in operations that take a body: no credential, so no fixture either. */
+const signInOperations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+  Object.entries(item ?? {}).flatMap(([method, operation]) => {
+    const op = operation as { operationId?: OperationId; requestBody?: unknown; security?: unknown[] };
+    return op.operationId && op.requestBody && op.security?.length === 0
+      ? [{ id: op.operationId, method: method.toUpperCase(), path }]
+      : [];
+  }),
+);
+
+describe.each(signInOperations)('$id ($method $path) with bad input', (operation) => {
+  const signInCases: [string, string, number, string][] = [
+    ...cases.slice(0, 4),
+    [
+      'members of the wrong type',
+      '{"email": 1, "password": [], "refresh_token": 2, "code": {}, "linking_code": 3, "device": "phone"}',
+      422,
+      'validation_failed',
+    ],
+    [
+      'a member beyond its maxLength',
+      `{"linking_code": "${'x'.repeat(513)}", "code": "${'x'.repeat(513)}", "refresh_token": "${'x'.repeat(513)}", "email": "${'x'.repeat(255)}", "password": "p"}`,
+      422,
+      'validation_failed',
+    ],
+  ];
+  it.each(signInCases)('answers %s with the documented error and writes nothing', async (_, body, status, code) => {
+    const before = await databaseSnapshot(server);
+    const response = await server.api.request(operation.method, operation.path, { body });
+    expect(response.status).toBe(status);
+    expect(response.body.error).toBe(code);
+    expect(await databaseSnapshot(server)).toEqual(before);
+  });
+
+  it('answers a body over the JSON limit with 413 and writes nothing', async () => {
+    const before = await databaseSnapshot(server);
+    const response = await server.api.request(operation.method, operation.path, {
+      body: JSON.stringify({ padding: 'x'.repeat(TEST_JSON_LIMIT) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await databaseSnapshot(server)).toEqual(before);
+  });
+});
+
+it('covers every sign-in operation with a body', () => {
+  expect(signInOperations.map((operation) => operation.id).sort()).toEqual(
+    ['createSsoAccount', 'exchangeSsoCode', 'linkSsoAccount', 'login', 'refreshToken'].sort(),
+  );
+});
+
 describe('malformed requests', () => {
   it('answers a path id that does not decode with 404', async () => {
     const response = await server.api.request('GET', '/api/v1/transactions/%E0%A4%A', { key: household.readKey });

@@ -15,6 +15,11 @@ const TABLES = [
   'transactions',
   'valuations',
   'trades',
+  'devices',
+  'oauth_tokens',
+  'sso_identities',
+  'sso_flows',
+  'sso_codes',
 ];
 
 /**
