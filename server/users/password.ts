@@ -8,10 +8,27 @@ export interface ScryptCost {
 }
 
 /** OWASP's current recommendation for scrypt (Password Storage Cheat Sheet): N=2^17, r=8, p=1. */
-export const PASSWORD_COST: ScryptCost = { N: 2 ** 17, r: 8, p: 1 };
+export const OWASP_COST: ScryptCost = { N: 2 ** 17, r: 8, p: 1 };
 
 /** Hashes written before the cost was stored with them used Node's default. */
 const LEGACY_COST: ScryptCost = { N: 16384, r: 8, p: 1 };
+
+/**
+ * The cost of new hashes: OWASP's, unless PASSWORD_SCRYPT_N sets another N (a power of two from
+ * 2^15 to 2^20). The test suite lowers it to 2^15, as test environments of other frameworks lower
+ * their password stretching: the same code runs, with a quarter of the work per hash.
+ */
+export function passwordCost(env: NodeJS.ProcessEnv = process.env): ScryptCost {
+  const raw = env.PASSWORD_SCRYPT_N;
+  if (raw === undefined || raw === '') return OWASP_COST;
+  const N = Number(raw);
+  if (!Number.isInteger(N) || N < 2 ** 15 || N > 2 ** 20 || (N & (N - 1)) !== 0) {
+    throw new Error(`PASSWORD_SCRYPT_N must be a power of two from 32768 to 1048576, got "${raw}"`);
+  }
+  return { ...OWASP_COST, N };
+}
+
+export const PASSWORD_COST: ScryptCost = passwordCost();
 const KEY_LENGTH = 64;
 
 function scrypt(password: string, salt: Buffer, length: number, cost: ScryptCost): Promise<Buffer> {
