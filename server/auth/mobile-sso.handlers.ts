@@ -63,9 +63,13 @@ function text(value: unknown): string | null {
 export function mobileSsoHandlers(deps: AuthDependencies): Handlers<'startMobileSso' | 'finishMobileSso'> {
   const { clock, providers, config } = deps;
   const callbackUrl = (provider: SsoProvider) => `${config.publicUrl}/auth/mobile/${provider.name}/callback`;
+  // The flow is over: its cookie goes too.
   const toApp = (outcome: Record<string, string | undefined>) => ({
     status: 302 as const,
-    headers: { Location: appRedirect(config.mobileAppRedirectUrl, outcome) },
+    headers: {
+      Location: appRedirect(config.mobileAppRedirectUrl, outcome),
+      'Set-Cookie': `${FLOW_COOKIE}=; Path=/auth/mobile; HttpOnly; SameSite=Lax; Max-Age=0`,
+    },
   });
 
   return {

@@ -2121,6 +2121,8 @@ export interface components {
         SsoAppRedirect: {
             headers: {
                 Location: components["headers"]["Location"];
+                /** @description `finance_sso=; Path=/auth/mobile; HttpOnly; SameSite=Lax; Max-Age=0` when the flow ended with an outcome: its cookie is cleared. */
+                "Set-Cookie"?: string;
                 [name: string]: unknown;
             };
             content?: never;

@@ -105,11 +105,16 @@ function flows(server: TestServer) {
     });
   }
 
-  /** The whole browser part: start, sign in at the provider as `sub`, back to the app. */
+  /** The whole browser part: start, sign in at the provider as `sub`, back to the app (an outcome clears the flow cookie). */
   async function signIn(sub: string, name = 'testidp'): Promise<URLSearchParams> {
     const started = await start(name);
     const callback = await provider.signIn(started.location, sub);
-    return appRedirect(await finish(callback, started.cookie));
+    const finished = await finish(callback, started.cookie);
+    const params = appRedirect(finished);
+    if (!params.has('error')) {
+      expect(finished.headers.get('set-cookie')).toMatch(/^finance_sso=; Path=\/auth\/mobile; .*Max-Age=0/);
+    }
+    return params;
   }
 
   /** A pending sign-in's linking code for a fresh provider user. */
