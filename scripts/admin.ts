@@ -20,6 +20,7 @@ import { disableSecondFactor, enableSecondFactor } from '../server/auth/second-f
 import { loadSealingKey } from '../server/auth/secret-box.ts';
 import { loadConfig, type Config } from '../server/config.ts';
 import { resolveDatabase } from '../server/db/database.ts';
+import { sql } from '../server/db/sql.ts';
 import { openOrm, type EntityManager } from '../server/db/orm.ts';
 import { isKnownCurrency } from '../server/money/money.ts';
 import { User } from '../server/users/user.entity.ts';
@@ -142,11 +143,14 @@ const commands: Record<
     check: (options) => void required(options, 'email'),
     async run(em, options) {
       const user = await findUser(em, required(options, 'email'));
-      const tokens = await em.transactional(async (tx) => {
-        await tx.nativeUpdate(User, { id: user.id }, { active: false });
-        return revokeUserTokens(tx, user.id, Date.now());
-      });
-      return { user_id: user.id, active: false, revoked_tokens: tokens };
+      // A trigger revokes the user's tokens with the update; the count is read before it.
+      const [row] = await sql<{ revoked_tokens: number }>(
+        em,
+        `with live as (select count(*)::int as n from oauth_tokens where user_id = ? and revoked_at is null)
+         update users set active = false where id = ? returning (select n from live) as revoked_tokens`,
+        [user.id, user.id],
+      );
+      return { user_id: user.id, active: false, revoked_tokens: user.active ? row!.revoked_tokens : 0 };
     },
   },
   'activate-user': {

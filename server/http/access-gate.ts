@@ -152,10 +152,12 @@ export function createAccessGate(config: RateLimitConfig, clock: Clock = systemC
     if (!request.secured) return { headers: addressHeaders };
 
     const credential = row.credential;
-    if (!credential || credential.revoked_at || (credential.expires_at && Date.parse(credential.expires_at) <= now)) {
+    if (!credential) throw new Unauthorized();
+    // Before the revocation check: deactivation revokes tokens, and the person should learn why.
+    if (!credential.active) throw new Unauthorized('Account has been deactivated');
+    if (credential.revoked_at || (credential.expires_at && Date.parse(credential.expires_at) <= now)) {
       throw new Unauthorized();
     }
-    if (!credential.active) throw new Unauthorized('Account has been deactivated');
     const counted = row.credential_count;
     if (counted && counted.points > config.rateLimitPerCredential) {
       throw new RateLimited(config.rateLimitPerCredential, counted.points, resetSeconds(counted, now));

@@ -270,10 +270,16 @@ describe('refresh', () => {
     expect((await server.api.call('refreshToken', { body: { refresh_token: tokens.refresh_token } })).status).toBe(401);
   });
 
-  it('refuses a deactivated user: their tokens do not refresh', async () => {
+  it('revokes the tokens of a user deactivated by any means (a trigger), so they do not come back', async () => {
     const leaving = await createHousehold(server);
     const tokens = (await login(server, leaving.email)).body;
     await server.query('update users set active = false where id = $1', [leaving.userId]);
+    const live = await server.query('select id from oauth_tokens where user_id = $1 and revoked_at is null', [
+      leaving.userId,
+    ]);
+    expect(live).toEqual([]);
+    await server.query('update users set active = true where id = $1', [leaving.userId]);
+    expect((await server.api.call('listTags', { headers: bearer(tokens.access_token) })).status).toBe(401);
     expect((await server.api.call('refreshToken', { body: { refresh_token: tokens.refresh_token } })).status).toBe(401);
   });
 });

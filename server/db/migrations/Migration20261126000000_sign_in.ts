@@ -76,6 +76,16 @@ export class Migration20261126000000_sign_in extends Migration {
         expires_at timestamptz not null,
         check ((kind = 'exchange') = (user_id is not null))
       )`);
+    // Deactivating a user revokes their tokens, however the flag is changed (admin CLI or SQL).
+    this.addSql(`
+      create function revoke_tokens_of_deactivated_user() returns trigger language plpgsql as $$
+      begin
+        update oauth_tokens set revoked_at = now() where user_id = new.id and revoked_at is null;
+        return null;
+      end $$`);
+    this.addSql(`
+      create trigger users_deactivated_revoke_tokens after update of active on users
+      for each row when (old.active and not new.active) execute function revoke_tokens_of_deactivated_user()`);
     this.addSql(`create index sso_flows_expires_at_idx on sso_flows (expires_at)`);
     this.addSql(`create index sso_codes_expires_at_idx on sso_codes (expires_at)`);
   }
