@@ -31,7 +31,7 @@ export interface Config {
   trustProxy: boolean;
   /** Run the background jobs inside `npm start` (WORKER_ENABLED, default true); `npm run worker` runs them alone. */
   workerEnabled: boolean;
-  /** Jobs run at once (WORKER_CONCURRENCY, default 4); the worker's pool holds this many connections plus 2. */
+  /** Jobs run at once (WORKER_CONCURRENCY, default 4); the worker's pool holds twice this many connections plus 2. */
   workerConcurrency: number;
   /** How often an idle worker looks for due jobs, besides being notified (WORKER_POLL_INTERVAL_MS, default 2000). */
   workerPollIntervalMs: number;

@@ -1,6 +1,7 @@
 import { accountsHandlers } from './accounts/accounts.handlers.ts';
 import { categoriesHandlers } from './categories/categories.handlers.ts';
 import { holdingsHandlers } from './holdings/holdings.handlers.ts';
+import { importsHandlers } from './imports/imports.handlers.ts';
 import type { Handler, OperationId } from './http/contract.ts';
 import { merchantsHandlers } from './merchants/merchants.handlers.ts';
 import { securitiesHandlers } from './securities/securities.handlers.ts';
@@ -24,4 +25,5 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...valuationsHandlers,
   ...tradesHandlers,
   ...holdingsHandlers,
+  ...importsHandlers,
 };

@@ -554,6 +554,88 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Change the configuration of an import
+         * @description Changes the column labels, formats or account of a `pending` import and reads its CSV again with them, so the answer's `stats` (and `listImportRows`) show at once whether it can be published. Any other state is answered with 422; an `account_id` that is not an account of the family with 404. Requires the `read_write` scope.
+         */
+        patch: operations["updateImport"];
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the rows of an import
+         * @description Returns the import's data rows as they were read from the CSV with its current configuration, one page at a time in file order, each with its problems, so a client can show what is wrong before publishing. `valid` narrows the list to the rows that can (`true`) or cannot (`false`) be imported. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listImportRows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish an import
+         * @description Queues a `pending` import whose rows are all valid: it becomes `importing` at once and the `import_process` job writes every row in one database transaction, ending `complete` (with `stats.imported_count` records) or `failed` with `error` and nothing written. A client follows the progress with `getImport`. An import that is not `pending`, has no rows, has invalid rows or lacks an account (when its type needs one and the CSV names none) is answered with 422. Requires the `read_write` scope.
+         */
+        post: operations["publishImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revert an import
+         * @description Undoes a `complete` (or `revert_failed`) import: it becomes `reverting` at once and the `import_revert` job removes exactly the records the import created (entries, accounts, categories, tags, merchants, rules), in one transaction, then the import is `pending` again (it can be changed and published anew), or `revert_failed` with `error`. Securities are shared and stay. Any other state is answered with 422. Requires the `read_write` scope.
+         */
+        post: operations["revertImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -1586,7 +1668,7 @@ export interface components {
             account_id: string | null;
             /** @description Number of data rows read from the CSV. */
             rows_count: number;
-            /** @description Reason of the failure when `status` is `failed`, otherwise null. */
+            /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed), which keeps it from being published; otherwise null. */
             error: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1613,10 +1695,10 @@ export interface components {
          * @enum {string}
          */
         ColumnSeparator: "," | ";";
-        /** @description Flat body (no wrapper object) for creating an import. In practice only `raw_file_content` is needed; the other fields configure how the CSV is read. `raw_file_content` larger than 10,485,760 bytes (10 MiB) is refused with 422 `content_too_large`. */
+        /** @description Flat body (no wrapper object) for creating an import. In practice only `raw_file_content` is needed; the other fields configure how the CSV is read, with defaults per type (each label defaults to the usual header, matched without regard to case, spaces, `-` and `_`). `raw_file_content` larger than 10,485,760 bytes (10 MiB) is refused with 422 `content_too_large`. */
         ImportCreateRequest: {
             /** @description The CSV text itself, header row first. */
-            raw_file_content?: string;
+            raw_file_content: string;
             /** @default TransactionImport */
             type: components["schemas"]["ImportType"];
             /**
@@ -1626,19 +1708,33 @@ export interface components {
             account_id?: string;
             /** @description Send the string `true` to queue the import for processing right away when its configuration is valid; any other value, or none, leaves it `pending`. */
             publish?: string;
-            /** @description Header of the date column. */
+            /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
             date_col_label?: string;
-            /** @description Header of the amount column. */
+            /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
             amount_col_label?: string;
-            /** @description Header of the name column. */
+            /** @description Header of the name column (transaction name, account name, trade name). */
             name_col_label?: string;
-            /** @description Header of the category column. */
+            /** @description Header of the category column (TransactionImport). */
             category_col_label?: string;
-            /** @description Header of the tags column. */
+            /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
             tags_col_label?: string;
-            /** @description Header of the notes column. */
+            /** @description Header of the notes column (TransactionImport). */
             notes_col_label?: string;
-            /** @description strftime-style pattern of the dates, for example `%m/%d/%Y`. */
+            /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
+            account_col_label?: string;
+            /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
+            currency_col_label?: string;
+            /** @description Header of the ticker column (TradeImport). */
+            ticker_col_label?: string;
+            /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
+            exchange_operating_mic_col_label?: string;
+            /** @description Header of the quantity column (TradeImport; negative for a sale). */
+            qty_col_label?: string;
+            /** @description Header of the price column (TradeImport). */
+            price_col_label?: string;
+            /** @description Header of the account type column (AccountImport). */
+            entity_type_col_label?: string;
+            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
             date_format?: string;
             number_format?: components["schemas"]["NumberFormat"];
             signage_convention?: components["schemas"]["SignageConvention"];
@@ -1648,20 +1744,34 @@ export interface components {
         ImportResponse: {
             data: components["schemas"]["Import"];
         };
-        /** @description Column mapping and formats used to read the CSV; null where not set. */
+        /** @description Column mapping and formats used to read the CSV; null where not set (the type's default applies). */
         ImportConfiguration: {
-            /** @description Header of the date column. */
+            /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
             date_col_label: string | null;
-            /** @description Header of the amount column. */
+            /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
             amount_col_label: string | null;
-            /** @description Header of the name column. */
+            /** @description Header of the name column (transaction name, account name, trade name). */
             name_col_label: string | null;
-            /** @description Header of the category column. */
+            /** @description Header of the category column (TransactionImport). */
             category_col_label: string | null;
-            /** @description Header of the tags column. */
+            /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
             tags_col_label: string | null;
-            /** @description Header of the notes column. */
+            /** @description Header of the notes column (TransactionImport). */
             notes_col_label: string | null;
+            /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
+            account_col_label: string | null;
+            /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
+            currency_col_label: string | null;
+            /** @description Header of the ticker column (TradeImport). */
+            ticker_col_label: string | null;
+            /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
+            exchange_operating_mic_col_label: string | null;
+            /** @description Header of the quantity column (TradeImport; negative for a sale). */
+            qty_col_label: string | null;
+            /** @description Header of the price column (TradeImport). */
+            price_col_label: string | null;
+            /** @description Header of the account type column (AccountImport). */
+            entity_type_col_label: string | null;
             /** @description strftime-style pattern of the dates, for example `%Y-%m-%d` or `%d.%m.%Y`. */
             date_format: string | null;
             number_format: components["schemas"]["NumberFormat"] | null;
@@ -1692,7 +1802,7 @@ export interface components {
             account_id: string | null;
             /** @description Number of data rows read from the CSV. */
             rows_count: number;
-            /** @description Reason of the failure when `status` is `failed`, otherwise null. */
+            /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed), which keeps it from being published; otherwise null. */
             error: string | null;
             configuration: components["schemas"]["ImportConfiguration"];
             stats: components["schemas"]["ImportStats"];
@@ -1704,6 +1814,72 @@ export interface components {
         /** @description Envelope holding one import with configuration and statistics. */
         ImportDetailResponse: {
             data: components["schemas"]["ImportDetail"];
+        };
+        /** @description Changes the configuration of a `pending` import (column labels, formats, the account); the CSV is read again with it at once, so `stats` and the rows show the outcome before publishing. Members not sent keep their value; `account_id: null` removes the account. */
+        ImportUpdateRequest: {
+            /**
+             * Format: uuid
+             * @description Account of the family to import the rows into, or null for none.
+             */
+            account_id?: string | null;
+            /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
+            date_col_label?: string;
+            /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
+            amount_col_label?: string;
+            /** @description Header of the name column (transaction name, account name, trade name). */
+            name_col_label?: string;
+            /** @description Header of the category column (TransactionImport). */
+            category_col_label?: string;
+            /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
+            tags_col_label?: string;
+            /** @description Header of the notes column (TransactionImport). */
+            notes_col_label?: string;
+            /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
+            account_col_label?: string;
+            /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
+            currency_col_label?: string;
+            /** @description Header of the ticker column (TradeImport). */
+            ticker_col_label?: string;
+            /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
+            exchange_operating_mic_col_label?: string;
+            /** @description Header of the quantity column (TradeImport; negative for a sale). */
+            qty_col_label?: string;
+            /** @description Header of the price column (TradeImport). */
+            price_col_label?: string;
+            /** @description Header of the account type column (AccountImport). */
+            entity_type_col_label?: string;
+            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
+            date_format?: string;
+            number_format?: components["schemas"]["NumberFormat"];
+            signage_convention?: components["schemas"]["SignageConvention"];
+            col_sep?: components["schemas"]["ColumnSeparator"];
+        };
+        /** @description A problem of one row, naming the cell when there is one. */
+        ImportRowError: {
+            /** @description Header of the column as written in the CSV. */
+            column?: string;
+            /** @description What is wrong, for example `date '31/02/2024' does not match %d/%m/%Y`. */
+            message: string;
+        };
+        /** @description One data row of an import's CSV as it was read: its cells by meaning (`date`, `amount`, `name`, ...) and what is wrong with it. */
+        ImportRow: {
+            /** @description Position among the data rows, from 1. */
+            row_number: number;
+            /** @description Line of the CSV text where the row starts (the header is line 1). */
+            line: number;
+            /** @description Whether the row can be imported as it is. */
+            valid: boolean;
+            /** @description What is wrong with the row, one entry per problem. */
+            errors: components["schemas"]["ImportRowError"][];
+            /** @description The row's cells by meaning, as written in the CSV (null when the column is absent). Which keys appear depends on the import type. */
+            fields: {
+                [key: string]: string | null;
+            };
+        };
+        /** @description A page of an import's rows. */
+        ImportRowList: {
+            data: components["schemas"]["ImportRow"][];
+            meta: components["schemas"]["PaginationMeta"];
         };
         /** @description An AI assistant conversation of the user (summary form, without messages). */
         Chat: {
@@ -4666,6 +4842,13 @@ export interface operations {
                      *           "category_col_label": "Category",
                      *           "tags_col_label": null,
                      *           "notes_col_label": "Notes",
+                     *           "account_col_label": null,
+                     *           "currency_col_label": null,
+                     *           "ticker_col_label": null,
+                     *           "exchange_operating_mic_col_label": null,
+                     *           "qty_col_label": null,
+                     *           "price_col_label": null,
+                     *           "entity_type_col_label": null,
                      *           "date_format": "%Y-%m-%d",
                      *           "number_format": "1,234.56",
                      *           "signage_convention": "inflows_positive",
@@ -4687,6 +4870,367 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date_format": "%d.%m.%Y",
+                 *       "number_format": "1.234,56",
+                 *       "col_sep": ";"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The import with its new configuration and statistics. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "type": "TransactionImport",
+                     *         "status": "pending",
+                     *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "rows_count": 2,
+                     *         "error": null,
+                     *         "configuration": {
+                     *           "date_col_label": "Date",
+                     *           "amount_col_label": "Amount",
+                     *           "name_col_label": "Description",
+                     *           "category_col_label": null,
+                     *           "tags_col_label": null,
+                     *           "notes_col_label": null,
+                     *           "account_col_label": null,
+                     *           "currency_col_label": null,
+                     *           "ticker_col_label": null,
+                     *           "exchange_operating_mic_col_label": null,
+                     *           "qty_col_label": null,
+                     *           "price_col_label": null,
+                     *           "entity_type_col_label": null,
+                     *           "date_format": "%d.%m.%Y",
+                     *           "number_format": "1.234,56",
+                     *           "signage_convention": "inflows_positive",
+                     *           "col_sep": ";"
+                     *         },
+                     *         "stats": {
+                     *           "rows_count": 2,
+                     *           "valid_rows_count": 2,
+                     *           "invalid_rows_count": 0,
+                     *           "imported_count": 0
+                     *         },
+                     *         "created_at": "2024-03-20T09:00:00Z",
+                     *         "updated_at": "2024-03-20T09:00:05Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listImportRows: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only rows that can (`true`) or cannot (`false`) be imported. */
+                valid?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "row_number": 1,
+                     *           "line": 2,
+                     *           "valid": true,
+                     *           "errors": [],
+                     *           "fields": {
+                     *             "date": "01.03.2024",
+                     *             "amount": "-45,20",
+                     *             "name": "Grocery Outlet"
+                     *           }
+                     *         },
+                     *         {
+                     *           "row_number": 2,
+                     *           "line": 3,
+                     *           "valid": false,
+                     *           "errors": [
+                     *             {
+                     *               "column": "Date",
+                     *               "message": "date '31.02.2024' is not a date in the format %d.%m.%Y"
+                     *             }
+                     *           ],
+                     *           "fields": {
+                     *             "date": "31.02.2024",
+                     *             "amount": "3.200,00",
+                     *             "name": "Payroll"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 2,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportRowList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    publishImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import is queued (`importing`). */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "type": "TransactionImport",
+                     *         "status": "importing",
+                     *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "rows_count": 2,
+                     *         "error": null,
+                     *         "configuration": {
+                     *           "date_col_label": "Date",
+                     *           "amount_col_label": "Amount",
+                     *           "name_col_label": "Description",
+                     *           "category_col_label": null,
+                     *           "tags_col_label": null,
+                     *           "notes_col_label": null,
+                     *           "account_col_label": null,
+                     *           "currency_col_label": null,
+                     *           "ticker_col_label": null,
+                     *           "exchange_operating_mic_col_label": null,
+                     *           "qty_col_label": null,
+                     *           "price_col_label": null,
+                     *           "entity_type_col_label": null,
+                     *           "date_format": "%d.%m.%Y",
+                     *           "number_format": "1.234,56",
+                     *           "signage_convention": "inflows_positive",
+                     *           "col_sep": ";"
+                     *         },
+                     *         "stats": {
+                     *           "rows_count": 2,
+                     *           "valid_rows_count": 2,
+                     *           "invalid_rows_count": 0,
+                     *           "imported_count": 0
+                     *         },
+                     *         "created_at": "2024-03-20T09:00:00Z",
+                     *         "updated_at": "2024-03-20T09:00:05Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportDetailResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The import is not in a state (or shape) that allows this. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "The import has 1 invalid row; fix the configuration or the CSV first",
+                     *       "errors": [
+                     *         {
+                     *           "message": "The import has 1 invalid row; fix the configuration or the CSV first"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    revertImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revert is queued (`reverting`). */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "type": "TransactionImport",
+                     *         "status": "reverting",
+                     *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "rows_count": 2,
+                     *         "error": null,
+                     *         "configuration": {
+                     *           "date_col_label": "Date",
+                     *           "amount_col_label": "Amount",
+                     *           "name_col_label": "Description",
+                     *           "category_col_label": null,
+                     *           "tags_col_label": null,
+                     *           "notes_col_label": null,
+                     *           "account_col_label": null,
+                     *           "currency_col_label": null,
+                     *           "ticker_col_label": null,
+                     *           "exchange_operating_mic_col_label": null,
+                     *           "qty_col_label": null,
+                     *           "price_col_label": null,
+                     *           "entity_type_col_label": null,
+                     *           "date_format": "%d.%m.%Y",
+                     *           "number_format": "1.234,56",
+                     *           "signage_convention": "inflows_positive",
+                     *           "col_sep": ";"
+                     *         },
+                     *         "stats": {
+                     *           "rows_count": 2,
+                     *           "valid_rows_count": 2,
+                     *           "invalid_rows_count": 0,
+                     *           "imported_count": 0
+                     *         },
+                     *         "created_at": "2024-03-20T09:00:00Z",
+                     *         "updated_at": "2024-03-20T09:00:05Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportDetailResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The import is not in a state (or shape) that allows this. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "Only a complete import can be reverted (this one is pending)",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Only a complete import can be reverted (this one is pending)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };

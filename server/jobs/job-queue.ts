@@ -20,15 +20,14 @@ export async function installJobQueue(connectionString: string, logger?: Logger)
   await runMigrations({ connectionString, logger: workerLogger(logger) });
 }
 
+/** Queues an account sync; takes the account id and its job key (`account_sync:<id>`). */
+export const ACCOUNT_SYNC_SQL = `select graphile_worker.add_job('account_sync', json_build_object('account_id', ?::uuid), job_key := ?, job_key_mode := 'replace')`;
+
 /**
  * Queues the sync of an account on `em`'s connection, so inside the caller's transaction: the job
  * exists exactly when the write that needs it committed. The job key makes a burst of writes to
  * one account a single pending sync (a newer request replaces the waiting one).
  */
 export async function queueAccountSync(em: EntityManager, accountId: string): Promise<void> {
-  await sql(
-    em,
-    `select graphile_worker.add_job('account_sync', json_build_object('account_id', ?::uuid), job_key := ?, job_key_mode := 'replace')`,
-    [accountId, `account_sync:${accountId}`],
-  );
+  await sql(em, ACCOUNT_SYNC_SQL, [accountId, `account_sync:${accountId}`]);
 }

@@ -2,12 +2,16 @@ import { run, runOnce, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { accountSyncTask } from './account-sync.task.ts';
+import { importProcessTask } from './import-process.task.ts';
+import { importRevertTask } from './import-revert.task.ts';
 import { workerLogger } from './job-queue.ts';
 import { startWorkerLiveness } from './worker-liveness.ts';
 
 /** Every task the service runs in the background, by identifier. */
 export const taskList: TaskList = {
   account_sync: accountSyncTask,
+  import_process: importProcessTask,
+  import_revert: importRevertTask,
 };
 
 export interface WorkerOptions {
@@ -34,8 +38,9 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
     connectionString: options.connectionString,
     concurrency: options.concurrency,
     pollInterval: options.pollIntervalMs,
-    // Pool: the jobs' own connections plus the runner's listen and poll connections.
-    maxPoolSize: options.concurrency + 2,
+    // Pool: two connections per job (an import reports progress beside its transaction) plus the
+    // runner's listen and poll connections, so no job can wait for a connection another holds.
+    maxPoolSize: options.concurrency * 2 + 2,
     noHandleSignals: true,
     logger: workerLogger(options.logger),
     events: liveness.events,

@@ -103,8 +103,9 @@ describe('scopes', () => {
 });
 
 describe('operations not built yet', () => {
-  it.each(['listImports'] as const)('%s answers 501 not_implemented in the error shape', async (operationId) => {
-    const response = await server.api.call(operationId, { key: household.readKey });
+  it.each(['listChats'] as const)('%s answers 501 not_implemented in the error shape', async (operationId) => {
+    const withAi = await createHousehold(server, { aiEnabled: true });
+    const response = await server.api.call(operationId, { key: withAi.readKey });
     expect(response.status).toBe(501);
     expect(response.body.error).toBe('not_implemented');
   });

@@ -50,7 +50,12 @@ beforeAll(async () => {
       trade: { account_id: brokerage.body.data.id, date: '2026-01-01', type: 'buy', qty: 1, price: 10, ticker: 'VTI' },
     },
   });
+  const pendingImport = await server.api.call('createImport', {
+    key: household.writeKey,
+    body: { raw_file_content: 'date,amount\n2024-01-01,1', account_id: fixtures.accounts.checking.id },
+  });
   Object.assign(ids, {
+    Import: pendingImport.body.data.id,
     Tag: fixtures.tags.work.id,
     Transaction: transaction.id,
     Valuation: valuation.body.data.id,
@@ -114,11 +119,13 @@ it('covers every implemented write operation', () => {
     [
       'createAccount',
       'createCategory',
+      'createImport',
       'createMerchant',
       'createTag',
       'createTrade',
       'createTransaction',
       'createValuation',
+      'updateImport',
       'updateTag',
       'updateTrade',
       'updateTransaction',

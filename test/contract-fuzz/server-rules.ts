@@ -25,6 +25,11 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
   },
   { rule: 'a query parameter the operation does not define', message: /^\S+ is not a known query parameter$/ },
   { rule: 'text holding U+0000', message: /must not contain NUL characters$/ },
+  {
+    rule: 'an import changes state only from the states its operation names',
+    message:
+      /^(Only a (pending|complete) import can be (changed|published|reverted) \(this one is \w+\)|The CSV cannot be read with this configuration: .+|The import has no rows|The import has \d+ invalid rows?; fix the configuration or the CSV first)$/,
+  },
 ];
 
 /** Whether a 422 to a schema-valid request names only rules the contract lists as the server's own. */

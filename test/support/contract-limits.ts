@@ -46,6 +46,7 @@ function longestValue(schema: Schema): string {
   if (schema.format === 'uuid') return randomUUID();
   if (schema.format === 'date') return '2024-12-31';
   if (schema.type === 'integer' || schema.type === 'number') return String(schema.maximum);
+  if (schema.type === 'boolean') return 'false';
   // An ASCII character written as %XX.
   if (schema.type === 'string' && asciiOnly(schema.pattern)) return '%7E'.repeat(schema.maxLength);
   // A code point of 4 UTF-8 bytes, each written as %XX: the longest spelling of one character.

@@ -1,0 +1,34 @@
+import type { ImportJob } from './writers/import-writer.ts';
+
+/**
+ * Removes exactly what an import created, in the caller's transaction: its entries with their
+ * details (taggings go with their transactions), then the categories, tags, merchants and rules it
+ * created, and the accounts it created when nothing else remains in them. Securities are shared and
+ * stay. Returns the accounts whose balance must be recomputed.
+ */
+export async function revertImportRecords(job: Pick<ImportJob, 'id' | 'run'>): Promise<string[]> {
+  const touched = await job.run<{ account_id: string }>(
+    `with removed as (
+       delete from entries where import_id = ?::uuid returning entryable_type, entryable_id, account_id
+     ), transactions_removed as (
+       delete from transactions where id in (select entryable_id from removed where entryable_type = 'Transaction')
+     ), trades_removed as (
+       delete from trades where id in (select entryable_id from removed where entryable_type = 'Trade')
+     ), valuations_removed as (
+       delete from valuations where id in (select entryable_id from removed where entryable_type = 'Valuation')
+     )
+     select distinct account_id from removed`,
+    [job.id],
+  );
+  for (const table of ['categories', 'tags', 'merchants', 'rules']) {
+    await job.run(`delete from ${table} where import_id = ?::uuid`, [job.id]);
+  }
+  const kept = await job.run<{ id: string }>(
+    `delete from accounts a where a.import_id = ?::uuid
+       and not exists (select 1 from entries e where e.account_id = a.id)
+     returning a.id`,
+    [job.id],
+  );
+  const deleted = new Set(kept.map((row) => row.id));
+  return touched.map((row) => row.account_id).filter((id) => !deleted.has(id));
+}

@@ -1,0 +1,114 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoTimestamp } from '../db/timestamp.ts';
+import { pagedRows, sql, type Statement } from '../db/sql.ts';
+import { NotFound } from '../http/errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import type { ImportConfiguration, ImportStatus, ImportType } from './import-configuration.ts';
+
+export interface ImportRecord {
+  id: string;
+  type: ImportType;
+  status: ImportStatus;
+  account_id: string | null;
+  rows_count: number;
+  valid_rows_count: number;
+  invalid_rows_count: number;
+  imported_count: number;
+  error: string | null;
+  configuration: ImportConfiguration;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const SELECT = `id, type, status, account_id, rows_count, valid_rows_count, invalid_rows_count, imported_count,
+  error, configuration, created_at, updated_at`;
+
+/** The API's import object (summary form). */
+export function importView(row: ImportRecord) {
+  return {
+    id: row.id,
+    type: row.type,
+    status: row.status,
+    account_id: row.account_id,
+    rows_count: row.rows_count,
+    error: row.error,
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+  };
+}
+
+/** The API's import object with configuration and statistics. */
+export function importDetailView(row: ImportRecord) {
+  const { created_at, updated_at, ...summary } = importView(row);
+  return {
+    ...summary,
+    configuration: row.configuration,
+    stats: {
+      rows_count: row.rows_count,
+      valid_rows_count: row.valid_rows_count,
+      invalid_rows_count: row.invalid_rows_count,
+      imported_count: row.imported_count,
+    },
+    created_at,
+    updated_at,
+  };
+}
+
+export function searchImports(
+  em: EntityManager,
+  familyId: string,
+  filters: { status?: ImportStatus | undefined; type?: ImportType | undefined },
+  page: PageRequest,
+) {
+  const conditions: Statement[] = [{ text: 'family_id = ?', params: [familyId] }];
+  if (filters.status) conditions.push({ text: 'status = ?', params: [filters.status] });
+  if (filters.type) conditions.push({ text: 'type = ?', params: [filters.type] });
+  return pagedRows<ImportRecord>(
+    em,
+    {
+      select: SELECT,
+      from: `imports where ${conditions.map((condition) => condition.text).join(' and ')}`,
+      orderBy: 'created_at desc, id desc',
+      params: conditions.flatMap((condition) => condition.params),
+    },
+    page,
+  );
+}
+
+/** The family's import, or 404. `forUpdate` locks it to the end of the caller's transaction. */
+export async function findImport(
+  em: EntityManager,
+  familyId: string,
+  id: string,
+  forUpdate = false,
+): Promise<ImportRecord> {
+  const [row] = await sql<ImportRecord>(
+    em,
+    `select ${SELECT} from imports where id = ? and family_id = ?${forUpdate ? ' for update' : ''}`,
+    [id, familyId],
+  );
+  if (!row) throw NotFound.entity('Import');
+  return row;
+}
+
+interface ImportRowRecord {
+  row_number: number;
+  line: number;
+  valid: boolean;
+  errors: { column?: string; message: string }[];
+  fields: Record<string, string | null>;
+}
+
+/** A page of an import's rows in file order, optionally only the valid or the invalid ones. */
+export function searchImportRows(em: EntityManager, importId: string, valid: boolean | undefined, page: PageRequest) {
+  return pagedRows<ImportRowRecord>(
+    em,
+    {
+      select: 'row_number, line, valid, errors, fields',
+      from: `import_rows where import_id = ?${valid === undefined ? '' : ' and valid = ?'}`,
+      orderBy: 'row_number',
+      params: valid === undefined ? [importId] : [importId, valid],
+    },
+    page,
+  );
+}

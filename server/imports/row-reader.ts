@@ -1,0 +1,119 @@
+import type { ImportConfiguration, ImportType } from './import-configuration.ts';
+import { DEFAULT_FORMATS, TYPE_SPECS, type FieldKey } from './import-types.ts';
+import { csvRecords, CsvSyntaxError } from './parsing/csv-rows.ts';
+import { compileDateFormat } from './parsing/date-format.ts';
+import { columnIndex, duplicateHeaders } from './parsing/headers.ts';
+import { readRowValues, type CellRules, type RowError } from './row-values.ts';
+
+/** One data row as read: cells by meaning for people, values for the job, or what is wrong. */
+export interface ReadRow {
+  row_number: number;
+  line: number;
+  fields: Record<string, string | null>;
+  values: Record<string, unknown> | null;
+  errors: RowError[];
+}
+
+export interface ReadContext {
+  type: ImportType;
+  configuration: ImportConfiguration;
+  /** Whether the import has an `account_id`. */
+  hasAccount: boolean;
+  today: string;
+}
+
+/** A problem of the whole file (its header, its syntax): reported on every row, so no row is publishable. */
+export class ImportFileProblem extends Error {}
+
+/** The formats in effect: the type's fixed ones, else the configuration's, else the defaults. */
+export function effectiveFormats(type: ImportType, configuration: ImportConfiguration) {
+  const fixed = TYPE_SPECS[type].fixed ?? {};
+  return {
+    dateFormat: fixed.date_format ?? configuration.date_format ?? DEFAULT_FORMATS.date_format,
+    numberFormat: fixed.number_format ?? configuration.number_format ?? DEFAULT_FORMATS.number_format,
+    signage: fixed.signage_convention ?? configuration.signage_convention ?? DEFAULT_FORMATS.signage_convention,
+    separator: configuration.col_sep ?? DEFAULT_FORMATS.col_sep,
+  };
+}
+
+/**
+ * Reads an import's CSV row by row (streaming: the file is never an array of rows) with the
+ * columns of its type and its configuration. Problems of single cells become row errors; a
+ * header that lacks a required column, repeats one, or a CSV that cannot be parsed is an
+ * {@link ImportFileProblem}.
+ */
+export async function* readImportRows(text: string, context: ReadContext): AsyncGenerator<ReadRow> {
+  const spec = TYPE_SPECS[context.type];
+  const formats = effectiveFormats(context.type, context.configuration);
+  let readDate;
+  try {
+    readDate = compileDateFormat(formats.dateFormat);
+  } catch (error) {
+    throw new ImportFileProblem(`date_format: ${(error as Error).message}`);
+  }
+  const rules: CellRules = {
+    readDate,
+    dateFormat: formats.dateFormat,
+    numberFormat: formats.numberFormat,
+    inflowsPositive: formats.signage === 'inflows_positive',
+    today: context.today,
+    hasAccount: context.hasAccount,
+  };
+
+  let headers: string[] | undefined;
+  let columns: { key: FieldKey; index: number }[] = [];
+  let rowNumber = 0;
+  try {
+    for await (const record of csvRecords(text, { delimiter: formats.separator })) {
+      if (!headers) {
+        headers = record.cells;
+        columns = resolveColumns(context, headers);
+        continue;
+      }
+      rowNumber++;
+      const fields: Record<string, string | null> = {};
+      for (const { key, index } of columns) fields[key] = record.cells[index] ?? null;
+      const cells = {
+        get: (key: FieldKey) => fields[key] ?? undefined,
+        header: (key: FieldKey) => {
+          const column = columns.find((candidate) => candidate.key === key);
+          return column ? headers![column.index] : undefined;
+        },
+      };
+      const { values, errors } = readRowValues(context.type, cells, rules);
+      if (record.cells.length !== headers.length) {
+        errors.push({ message: `row has ${record.cells.length} cells, the header ${headers.length}` });
+      }
+      yield { row_number: rowNumber, line: record.line, fields, values: errors.length ? null : values, errors };
+    }
+  } catch (error) {
+    if (error instanceof CsvSyntaxError) throw new ImportFileProblem(`line ${error.line}: ${error.message}`);
+    throw error;
+  }
+  if (!headers) throw new ImportFileProblem('the CSV is empty: a header row is needed');
+  if (spec.columns.length && rowNumber === 0) throw new ImportFileProblem('the CSV has a header but no data rows');
+}
+
+/** Where each column of the type is in this header; a required column that is missing is a file problem. */
+function resolveColumns(context: ReadContext, headers: string[]): { key: FieldKey; index: number }[] {
+  const duplicates = duplicateHeaders(headers);
+  if (duplicates.length) throw new ImportFileProblem(`the header repeats the columns ${duplicates.join(', ')}`);
+  const resolved: { key: FieldKey; index: number }[] = [];
+  const missing: string[] = [];
+  for (const column of TYPE_SPECS[context.type].columns) {
+    const configured = column.label ? context.configuration[column.label] : null;
+    // A configured label is the only one tried: it says where that column is.
+    const index = columnIndex(headers, configured ? [configured] : column.headers);
+    if (index !== undefined) resolved.push({ key: column.key, index });
+    else if (
+      column.required ||
+      (column.key === 'account' && !context.hasAccount && TYPE_SPECS[context.type].intoAccount)
+    ) {
+      missing.push(configured ?? column.headers[0]!);
+    }
+  }
+  if (missing.length) {
+    throw new ImportFileProblem(`the header has no column ${missing.map((label) => `'${label}'`).join(', ')}`);
+  }
+  return resolved;
+}

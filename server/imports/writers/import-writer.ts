@@ -1,0 +1,41 @@
+import type { PoolClient } from 'pg';
+import { runStatement } from '../../db/sql.ts';
+
+/** A problem of the import's data that retrying cannot fix: the import ends `failed` with it. */
+export class ImportDataError extends Error {}
+
+/** What a writer needs: the import, a statement runner inside the job's transaction, progress reports. */
+export interface ImportJob {
+  id: string;
+  familyId: string;
+  accountId: string | null;
+  familyCurrency: string;
+  rowsCount: number;
+  run<Row = Record<string, unknown>>(text: string, params: unknown[]): Promise<Row[]>;
+  /** Rows written so far; shown while the import runs (written outside the job's transaction). */
+  progress(imported: number): Promise<void>;
+}
+
+export interface WriteOutcome {
+  /** Records written (what `stats.imported_count` says). */
+  imported: number;
+  /** Accounts whose balance must be recomputed. */
+  accounts: string[];
+}
+
+/** Rows written per statement set: progress moves in these steps. */
+export const CHUNK = 10_000;
+
+export function statementRunner(client: PoolClient) {
+  return <Row>(text: string, params: unknown[]) => runStatement<Row>(client, { text, params });
+}
+
+/** Runs `write` for each chunk of row numbers, reporting progress after each. */
+export async function inChunks(job: ImportJob, write: (from: number, to: number) => Promise<number>): Promise<number> {
+  let imported = 0;
+  for (let from = 1; from <= job.rowsCount; from += CHUNK) {
+    imported += await write(from, Math.min(job.rowsCount, from + CHUNK - 1));
+    await job.progress(imported);
+  }
+  return imported;
+}

@@ -1,0 +1,96 @@
+import { ImportDataError, inChunks, type ImportJob, type WriteOutcome } from './import-writer.ts';
+
+/**
+ * The accounts rows go into: the import's own, else the account each row names (by name, any
+ * case). A TransactionImport names existing accounts only; another application's export
+ * (ExternalImport) brings its accounts along, so missing ones are created (as the import's).
+ */
+async function resolveAccounts(job: ImportJob, createMissing: boolean): Promise<void> {
+  if (job.accountId) return;
+  if (createMissing) {
+    await job.run(
+      `insert into accounts (id, family_id, name, account_type, currency, import_id)
+       select gen_random_uuid(), ?::uuid, n.name, 'depository', coalesce(n.currency, ?), ?::uuid
+       from (select distinct on (lower("values"->>'account')) "values"->>'account' as name, "values"->>'currency' as currency
+             from import_rows where import_id = ?::uuid order by lower("values"->>'account'), row_number) n
+       on conflict (family_id, lower(name)) do nothing`,
+      [job.familyId, job.familyCurrency, job.id, job.id],
+    );
+  }
+  const [missing] = await job.run<{ row_number: number; name: string }>(
+    `select r.row_number, r."values"->>'account' as name from import_rows r
+     where r.import_id = ?::uuid and not exists (
+       select 1 from accounts a where a.family_id = ?::uuid and lower(a.name) = lower(r."values"->>'account'))
+     order by r.row_number limit 1`,
+    [job.id, job.familyId],
+  );
+  if (missing) {
+    throw new ImportDataError(`Row ${missing.row_number}: account '${missing.name}' is not an account of the family`);
+  }
+}
+
+/** Categories and tags the rows name, created when the family has none of that name (any case). */
+async function createNamedRecords(job: ImportJob): Promise<void> {
+  await job.run(
+    `insert into categories (id, family_id, name, color, import_id)
+     select gen_random_uuid(), ?::uuid, n.name, '#6172F3', ?::uuid
+     from (select distinct on (lower("values"->>'category')) "values"->>'category' as name
+           from import_rows where import_id = ?::uuid and "values"->>'category' is not null
+           order by lower("values"->>'category'), row_number) n
+     on conflict (family_id, lower(name)) do nothing`,
+    [job.familyId, job.id, job.id],
+  );
+  await job.run(
+    `insert into tags (id, family_id, name, color, import_id)
+     select gen_random_uuid(), ?::uuid, n.name, '#e99537', ?::uuid
+     from (select distinct on (lower(t.name)) t.name
+           from import_rows r cross join lateral jsonb_array_elements_text(r."values"->'tags') as t(name)
+           where r.import_id = ?::uuid order by lower(t.name), r.row_number) n
+     on conflict (family_id, lower(name)) do nothing`,
+    [job.familyId, job.id, job.id],
+  );
+}
+
+/**
+ * Writes the transactions of a TransactionImport or ExternalImport: set-based statements over the
+ * staged rows, 10,000 rows at a time, each row one entry and one transaction with its category
+ * and tags. Identical rows are separate transactions (imports.md).
+ */
+export async function writeTransactions(job: ImportJob, external: boolean): Promise<WriteOutcome> {
+  await resolveAccounts(job, external);
+  await createNamedRecords(job);
+  const imported = await inChunks(job, async (from, to) => {
+    const [written] = await job.run<{ n: number }>(
+      `with src as materialized (
+         select r."values" as v, gen_random_uuid() as entry_id, gen_random_uuid() as tx_id,
+           coalesce(?::uuid, (select a.id from accounts a
+             where a.family_id = ?::uuid and lower(a.name) = lower(r."values"->>'account'))) as account_id
+         from import_rows r where r.import_id = ?::uuid and r.row_number between ? and ?
+       ), details as (
+         insert into transactions (id, category_id)
+         select s.tx_id, c.id from src s
+         left join categories c on c.family_id = ?::uuid and lower(c.name) = lower(s.v->>'category')
+       ), written as (
+         insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name,
+           notes, import_id)
+         select s.entry_id, ?::uuid, s.account_id, 'Transaction', s.tx_id, (s.v->>'amount')::numeric,
+           coalesce(s.v->>'currency', a.currency), (s.v->>'date')::date, s.v->>'name', s.v->>'notes', ?::uuid
+         from src s join accounts a on a.id = s.account_id
+         returning 1
+       ), tagged as (
+         insert into taggings (id, tag_id, taggable_type, taggable_id)
+         select distinct on (s.tx_id, t.id) gen_random_uuid(), t.id, 'Transaction', s.tx_id
+         from src s cross join lateral jsonb_array_elements_text(s.v->'tags') as n(name)
+         join tags t on t.family_id = ?::uuid and lower(t.name) = lower(n.name)
+       )
+       select count(*)::int as n from written`,
+      [job.accountId, job.familyId, job.id, from, to, job.familyId, job.familyId, job.id, job.familyId],
+    );
+    return written!.n;
+  });
+  const accounts = await job.run<{ account_id: string }>(
+    'select distinct account_id from entries where import_id = ?::uuid',
+    [job.id],
+  );
+  return { imported, accounts: accounts.map((row) => row.account_id) };
+}

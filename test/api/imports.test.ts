@@ -1,0 +1,337 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CSV_CONTENT_LIMIT } from '../../server/config.ts';
+import { databaseSnapshot } from '../support/database-snapshot.ts';
+import { createHousehold, type TestHousehold } from '../support/households.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+let server: TestServer;
+let household: TestHousehold;
+let other: TestHousehold;
+let checking: string;
+let savings: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  household = await createHousehold(server, { currency: 'EUR' });
+  other = await createHousehold(server);
+  const account = async (name: string, currency = 'EUR') =>
+    (
+      await server.api.call('createAccount', {
+        key: household.writeKey,
+        body: { account: { name, account_type: 'depository', currency } },
+      })
+    ).body.data.id as string;
+  checking = await account('Girokonto');
+  savings = await account('Savings', 'USD');
+  await server.drainJobs();
+});
+afterAll(() => server?.close());
+
+const create = (body: Record<string, unknown>, key = household.writeKey) =>
+  server.api.call('createImport', { key, body });
+const show = (id: string, key = household.readKey) => server.api.call('getImport', { key, params: { id } });
+const rows = (id: string, query: Record<string, string | number | undefined> = {}) =>
+  server.api.call('listImportRows', { key: household.readKey, params: { id }, query });
+const publish = (id: string) => server.api.call('publishImport', { key: household.writeKey, params: { id } });
+const revert = (id: string) => server.api.call('revertImport', { key: household.writeKey, params: { id } });
+
+/** The import's entries with what the API shows of them, oldest row first. */
+async function importedEntries(importId: string) {
+  return server.query<{ name: string; amount: string; currency: string; date: string; account_id: string }>(
+    `select name, amount::text, currency, to_char(date, 'YYYY-MM-DD') as date, account_id from entries
+     where import_id = $1 order by date, name`,
+    [importId],
+  );
+}
+
+const GERMAN_BANK = [
+  'Buchungstag;Betrag;Verwendungszweck;Kategorie;Tags;Notiz',
+  '01.03.2024;-45,20;Wocheneinkauf;Lebensmittel;Haushalt|Wöchentlich;"Markt, Ecke Hauptstraße"',
+  '02.03.2024;3.200,00;Gehalt ACME;Einkommen;;',
+  '"03.03.2024";"-1.234,56";"Miete ""März""";Wohnen;Haushalt;"zwei',
+  'Zeilen"',
+].join('\r\n');
+
+const GERMAN_CONFIG = {
+  date_col_label: 'Buchungstag',
+  amount_col_label: 'Betrag',
+  name_col_label: 'Verwendungszweck',
+  category_col_label: 'Kategorie',
+  tags_col_label: 'Tags',
+  notes_col_label: 'Notiz',
+  date_format: '%d.%m.%Y',
+  number_format: '1.234,56',
+  col_sep: ';',
+};
+
+describe('a TransactionImport from creation to revert', () => {
+  let id: string;
+
+  it('creates a pending import and reads its rows at once', async () => {
+    const response = await create({ raw_file_content: `\uFEFF${GERMAN_BANK}`, account_id: checking, ...GERMAN_CONFIG });
+    expect(response.status).toBe(201);
+    expect(response.body.data).toMatchObject({
+      type: 'TransactionImport',
+      status: 'pending',
+      account_id: checking,
+      rows_count: 3,
+      error: null,
+    });
+    id = response.body.data.id;
+    const detail = (await show(id)).body.data;
+    expect(detail.stats).toEqual({ rows_count: 3, valid_rows_count: 3, invalid_rows_count: 0, imported_count: 0 });
+    expect(detail.configuration).toMatchObject({ ...GERMAN_CONFIG, signage_convention: null, ticker_col_label: null });
+    const page = (await rows(id)).body;
+    expect(page.meta.total_count).toBe(3);
+    expect(page.data[2]).toEqual({
+      row_number: 3,
+      line: 4,
+      valid: true,
+      errors: [],
+      fields: {
+        date: '03.03.2024',
+        amount: '-1.234,56',
+        name: 'Miete "März"',
+        category: 'Wohnen',
+        tags: 'Haushalt',
+        notes: 'zwei\r\nZeilen',
+      },
+    });
+  });
+
+  it('publishes: importing at once, then complete with every row written in one go', async () => {
+    const before = await server.query('select count(*)::int as n from entries');
+    const response = await publish(id);
+    expect(response.status).toBe(202);
+    expect(response.body.data.status).toBe('importing');
+    await server.drainJobs();
+    const detail = (await show(id)).body.data;
+    expect(detail.status).toBe('complete');
+    expect(detail.stats.imported_count).toBe(3);
+    // inflows_positive (the default): a positive CSV amount is money in, stored negative.
+    expect(await importedEntries(id)).toEqual([
+      { name: 'Wocheneinkauf', amount: '45.2000', currency: 'EUR', date: '2024-03-01', account_id: checking },
+      { name: 'Gehalt ACME', amount: '-3200.0000', currency: 'EUR', date: '2024-03-02', account_id: checking },
+      { name: 'Miete "März"', amount: '1234.5600', currency: 'EUR', date: '2024-03-03', account_id: checking },
+    ]);
+    const after = await server.query<{ n: number }>('select count(*)::int as n from entries');
+    expect(after[0]!.n - (before[0] as { n: number }).n).toBe(3);
+    const listed = await server.api.call('listTransactions', {
+      key: household.readKey,
+      query: { account_id: checking, per_page: 10 },
+    });
+    const byName = Object.fromEntries(listed.body.data.map((t: { name: string }) => [t.name, t]));
+    expect(byName['Gehalt ACME']).toMatchObject({ classification: 'income', signed_amount_cents: 320000 });
+    expect(byName['Wocheneinkauf']).toMatchObject({
+      classification: 'expense',
+      signed_amount_cents: -4520,
+      category: { name: 'Lebensmittel' },
+      notes: 'Markt, Ecke Hauptstraße',
+    });
+    expect(byName['Wocheneinkauf'].tags.map((tag: { name: string }) => tag.name).sort()).toEqual([
+      'Haushalt',
+      'Wöchentlich',
+    ]);
+    // The account's balance follows (one sync after the import): 0 - 45.20 + 3200 - 1234.56.
+    const account = await server.api.call('getAccount', { key: household.readKey, params: { id: checking } });
+    expect(account.body.data.balance_cents).toBe(192024);
+  });
+
+  it('cannot be published twice, nor changed once complete', async () => {
+    expect((await publish(id)).status).toBe(422);
+    const change = await server.api.call('updateImport', {
+      key: household.writeKey,
+      params: { id },
+      body: { date_format: '%Y-%m-%d' },
+    });
+    expect(change.status).toBe(422);
+    expect(change.body.message).toBe('Only a pending import can be changed (this one is complete)');
+  });
+
+  it('reverts exactly what it created, then is pending again', async () => {
+    const response = await revert(id);
+    expect(response.status).toBe(202);
+    expect(response.body.data.status).toBe('reverting');
+    await server.drainJobs();
+    expect((await show(id)).body.data).toMatchObject({ status: 'pending', stats: { imported_count: 0 } });
+    expect(await importedEntries(id)).toEqual([]);
+    const created = await server.query(
+      `select name from categories where family_id = $1 union all select name from tags where family_id = $1`,
+      [household.familyId],
+    );
+    expect(created).toEqual([]);
+    const account = await server.api.call('getAccount', { key: household.readKey, params: { id: checking } });
+    expect(account.body.data.balance_cents).toBe(0);
+    expect((await revert(id)).status).toBe(422);
+  });
+});
+
+describe('rows that cannot be read', () => {
+  it('get errors naming line and column; publishing is refused until the configuration fits', async () => {
+    const csv = ['date,amount,name', '2024-03-01,12.50,Lunch', '03/02/2024,abc,Dinner', '2024-02-30,1,Ghost'].join(
+      '\n',
+    );
+    const created = (await create({ raw_file_content: csv, account_id: checking })).body.data;
+    expect((await show(created.id)).body.data.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 2 });
+    const invalid = (await rows(created.id, { valid: 'false' })).body.data;
+    expect(invalid).toEqual([
+      {
+        row_number: 2,
+        line: 3,
+        valid: false,
+        errors: [
+          { column: 'date', message: "date '03/02/2024' is not a date in the format %Y-%m-%d" },
+          { column: 'amount', message: "amount 'abc' is not a number in the format 1,234.56" },
+        ],
+        fields: { date: '03/02/2024', amount: 'abc', name: 'Dinner' },
+      },
+      {
+        row_number: 3,
+        line: 4,
+        valid: false,
+        errors: [{ column: 'date', message: "date '2024-02-30' is not a date in the format %Y-%m-%d" }],
+        fields: { date: '2024-02-30', amount: '1', name: 'Ghost' },
+      },
+    ]);
+    const refused = await publish(created.id);
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toBe('The import has 2 invalid rows; fix the configuration or the CSV first');
+    expect((await show(created.id)).body.data.status).toBe('pending');
+  });
+
+  it('says what is wrong with the file as a whole: a missing column, a repeated one, no rows', async () => {
+    const cases = [
+      ['date;amount\n2024-01-01;1', "the header has no column 'date'"], // `,` separator expected
+      ['date,amount,Amount\n2024-01-01,1,2', 'the header repeats the columns amount'],
+      ['date,amount\n', 'the CSV has a header but no data rows'],
+    ];
+    for (const [csv, message] of cases) {
+      const response = await create({ raw_file_content: csv!, account_id: checking });
+      expect(response.status).toBe(201);
+      const detail = (await show(response.body.data.id)).body.data;
+      expect(detail).toMatchObject({ status: 'pending', rows_count: 0 });
+      expect(detail.error).toContain(message);
+      expect((await publish(response.body.data.id)).body.message).toContain(message);
+    }
+  });
+
+  it('reads again with a changed configuration', async () => {
+    const csv = 'Datum;Betrag\n01.02.2024;1.000,50\n';
+    const created = (await create({ raw_file_content: csv, account_id: checking })).body.data;
+    expect((await show(created.id)).body.data.error).toContain("the header has no column 'date'");
+    const changed = await server.api.call('updateImport', {
+      key: household.writeKey,
+      params: { id: created.id },
+      body: {
+        col_sep: ';',
+        date_col_label: 'Datum',
+        amount_col_label: 'Betrag',
+        date_format: '%d.%m.%Y',
+        number_format: '1.234,56',
+        signage_convention: 'inflows_negative',
+      },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toMatchObject({ error: null, stats: { rows_count: 1, valid_rows_count: 1 } });
+    expect((await publish(created.id)).status).toBe(202);
+    await server.drainJobs();
+    // inflows_negative: a positive CSV amount is money out, stored positive.
+    expect((await importedEntries(created.id)).map((entry) => entry.amount)).toEqual(['1000.5000']);
+  });
+});
+
+describe('accounts of the rows', () => {
+  it('go into the account each row names, in its currency unless the row says otherwise', async () => {
+    const csv = [
+      'date,amount,name,account,currency',
+      '2024-01-05,-10,A,savings,',
+      '2024-01-06,-20,B,GIROKONTO,USD',
+    ].join('\n');
+    const created = (await create({ raw_file_content: csv, publish: 'true' })).body.data;
+    expect(created.status).toBe('importing');
+    await server.drainJobs();
+    expect((await show(created.id)).body.data.status).toBe('complete');
+    expect(await importedEntries(created.id)).toEqual([
+      { name: 'A', amount: '10.0000', currency: 'USD', date: '2024-01-05', account_id: savings },
+      { name: 'B', amount: '20.0000', currency: 'USD', date: '2024-01-06', account_id: checking },
+    ]);
+  });
+
+  it('fail the whole import, writing nothing, when a row names no account of the family', async () => {
+    const csv = ['date,amount,account', '2024-01-05,-10,Savings', '2024-01-06,-20,Nowhere'].join('\n');
+    const created = (await create({ raw_file_content: csv, publish: 'true' })).body.data;
+    await server.drainJobs();
+    const detail = (await show(created.id)).body.data;
+    expect(detail).toMatchObject({
+      status: 'failed',
+      error: "Row 2: account 'Nowhere' is not an account of the family",
+    });
+    expect(await importedEntries(created.id)).toEqual([]);
+  });
+});
+
+describe('limits and boundaries', () => {
+  it('takes exactly 10,485,760 bytes of CSV and refuses one byte more with 422 content_too_large', async () => {
+    // Long notes keep the row count small: the limit is about bytes, and € (3 bytes) shows that
+    // bytes, not characters, are counted.
+    const header = 'date,amount,notes\n';
+    const row = `2024-01-01,1.00,${'€'.repeat(3000)}\n`;
+    const rowsNeeded = Math.floor((CSV_CONTENT_LIMIT - header.length) / Buffer.byteLength(row));
+    const body = header + row.repeat(rowsNeeded);
+    const exact = body + '2024-01-02,2.00,' + 'x'.repeat(CSV_CONTENT_LIMIT - Buffer.byteLength(body) - 16);
+    expect(Buffer.byteLength(exact)).toBe(CSV_CONTENT_LIMIT);
+    const accepted = await create({ raw_file_content: exact, account_id: checking });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.data.rows_count).toBe(rowsNeeded + 1);
+
+    const before = await databaseSnapshot(server);
+    const refused = await create({ raw_file_content: `${exact}x`, account_id: checking });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ error: 'content_too_large' });
+    expect(refused.body.errors[0]).toMatchObject({ path: '/body/raw_file_content' });
+    expect(await databaseSnapshot(server)).toEqual(before);
+  });
+
+  it('keeps families apart and scopes as usual', async () => {
+    const mine = (await create({ raw_file_content: 'date,amount\n2024-01-01,1', account_id: checking })).body.data;
+    expect((await show(mine.id, other.readKey)).status).toBe(404);
+    expect((await server.api.call('listImportRows', { key: other.readKey, params: { id: mine.id } })).status).toBe(404);
+    expect((await server.api.call('publishImport', { key: other.writeKey, params: { id: mine.id } })).status).toBe(404);
+    const foreignAccount = await create(
+      { raw_file_content: 'date,amount\n2024-01-01,1', account_id: checking },
+      other.writeKey,
+    );
+    expect(foreignAccount.status).toBe(404);
+    expect((await create({ raw_file_content: 'date,amount\n2024-01-01,1' }, household.readKey)).status).toBe(403);
+    const listed = await server.api.call('listImports', { key: other.readKey });
+    expect(listed.body.data).toEqual([]);
+    const filtered = await server.api.call('listImports', {
+      key: household.readKey,
+      query: { status: 'complete', type: 'TransactionImport', per_page: 100 },
+    });
+    expect(filtered.body.data.length).toBeGreaterThan(0);
+    expect(filtered.body.data.every((item: { status: string }) => item.status === 'complete')).toBe(true);
+  });
+
+  it('imports 20 files into one account at once, each completely, nothing twice', async () => {
+    const csv = (n: number) =>
+      [
+        'date,amount,name',
+        ...Array.from({ length: 50 }, (_, i) => `2024-02-${String((i % 28) + 1).padStart(2, '0')},-1,c${n}`),
+      ].join('\n');
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => create({ raw_file_content: csv(n), account_id: savings, publish: 'true' })),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(201));
+    await server.drainJobs();
+    for (const response of responses) {
+      const detail = (await show(response.body.data.id)).body.data;
+      expect(detail).toMatchObject({ status: 'complete', stats: { imported_count: 50 } });
+    }
+    const [counted] = await server.query<{ n: number; names: number }>(
+      `select count(*)::int as n, count(distinct name)::int as names from entries where name like 'c%' and account_id = $1`,
+      [savings],
+    );
+    expect(counted).toEqual({ n: 1000, names: 20 });
+  });
+});
