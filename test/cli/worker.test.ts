@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../../server/jobs/worker.ts';
 import { releaseDeadWorkers } from '../../server/jobs/worker-liveness.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { spawnWorker as spawnProcess, until, type WorkerProcess } from '../support/worker-process.ts';
 
 let server: TestServer;
 let household: TestHousehold;
@@ -15,32 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-/** Resolves when `check` holds (checked as the state changes, every 50 ms), or fails after `ms`. */
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-interface WorkerProcess {
-  process: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-/** `npm run worker` (its entry point, without npm in between, so signals reach it) on this file's database. */
-function spawnWorker(): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker-main.ts'], {
-    env: { ...process.env, DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'info', WORKER_POLL_INTERVAL_MS: '200' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { process: child, output: () => output, exited };
-}
+const spawnWorker = () => spawnProcess(server.databaseUrl);
 
 async function accountWithPendingSync(name: string): Promise<string> {
   const account = await server.api.call('createAccount', {
