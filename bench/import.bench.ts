@@ -1,0 +1,248 @@
+/**
+ * `npm run bench:import`: a 10 MiB TransactionImport (realistic rows: `dd.mm.yyyy` dates, amounts
+ * in `1.234,56`, names, categories, tags) from POST to `complete`, against the service in its own
+ * process and a worker in this one, on a database of its own. In the same run: the limit (the
+ * same rows written into `entries` by one COPY), the service's RSS growth while it imports, and
+ * the latency of a transaction list while the import runs against idle.
+ * Writes bench/results/import.json and prints a Markdown table. See bench/README.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import pino from 'pino';
+import { issueApiKey } from '../server/api-keys/api-key.service.ts';
+import { CSV_CONTENT_LIMIT } from '../server/config.ts';
+import { openOrm } from '../server/db/orm.ts';
+import { startWorker } from '../server/jobs/worker.ts';
+import { createUserWithFamily } from '../server/users/user.service.ts';
+import { startChild } from './children.ts';
+import { createBenchDatabase } from './database.ts';
+import { machineInfo } from './machine.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = process.env.BENCH_IMPORT_RESULTS ?? path.join(ROOT, 'bench', 'results', 'import.json');
+const log = (message: string) => process.stdout.write(`[bench-import] ${message}\n`);
+const round = (value: number) => Math.round(value * 10) / 10;
+
+/** Rows like a German bank export, up to the 10 MiB limit. */
+function bankCsv(): { text: string; rows: number } {
+  const lines = ['Buchungstag;Betrag;Verwendungszweck;Kategorie;Tags'];
+  let bytes = Buffer.byteLength(lines[0]!) + 1;
+  const shops = ['REWE Markt', 'Deutsche Bahn', 'Stadtwerke', 'Apotheke am Markt', 'Buchhandlung', 'Bäckerei Krause'];
+  const categories = ['Lebensmittel', 'Reisen', 'Energie', 'Gesundheit', 'Bildung', 'Essen'];
+  for (let i = 0; ; i++) {
+    const day = String((i % 28) + 1).padStart(2, '0');
+    const month = String((i % 12) + 1).padStart(2, '0');
+    const euros = ((i * 7919) % 250_000) + 100;
+    const amount = `${i % 9 === 0 ? '' : '-'}${(euros / 100)
+      .toFixed(2)
+      .replace('.', ',')
+      .replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
+    const line = `${day}.${month}.2025;${amount};${shops[i % shops.length]} ${i % 997};${categories[i % categories.length]};${i % 5 === 0 ? 'Steuer|Arbeit' : ''}`;
+    const size = Buffer.byteLength(line) + 1;
+    if (bytes + size > CSV_CONTENT_LIMIT) break;
+    lines.push(line);
+    bytes += size;
+  }
+  return { text: `${lines.join('\n')}\n`, rows: lines.length - 1 };
+}
+
+function rssMb(pid: number): number {
+  return (
+    Number(
+      execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
+        .toString()
+        .trim(),
+    ) / 1024
+  );
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+async function listLatencies(baseUrl: string, key: string, until: () => boolean, max = 1000): Promise<number[]> {
+  const samples: number[] = [];
+  while (!until() && samples.length < max) {
+    const started = performance.now();
+    const response = await fetch(`${baseUrl}/api/v1/transactions?per_page=25`, { headers: { 'x-api-key': key } });
+    await response.arrayBuffer();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+/** The limit: the same rows written into `entries` by one COPY (its indexes and foreign keys included). */
+async function copyLimit(url: string, familyId: string, accountId: string, csv: string): Promise<number> {
+  const rows = csv
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => {
+      const [date, amount, name] = line.split(';');
+      const [d, m, y] = date!.split('.');
+      const value = amount!.replace(/\./g, '').replace(',', '.');
+      return [
+        randomUUID(),
+        familyId,
+        accountId,
+        'Transaction',
+        randomUUID(),
+        value,
+        'EUR',
+        `${y}-${m}-${d}`,
+        name,
+      ].join('\t');
+    })
+    .join('\n');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const started = performance.now();
+    await client.query('begin');
+    await pipeline(
+      Readable.from([`${rows}\n`]),
+      client.query(
+        copyFrom(
+          'copy entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name) from stdin',
+        ),
+      ),
+    );
+    await client.query('commit');
+    return performance.now() - started;
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  const database = await createBenchDatabase(pino({ level: 'warn' }));
+  const orm = await openOrm(database.url, 2);
+  const worker = await startWorker({ connectionString: database.url, concurrency: 2, pollIntervalMs: 100 });
+  let service;
+  try {
+    const em = orm.em.fork();
+    const { user, family } = await createUserWithFamily(em, {
+      email: 'bench@example.test',
+      password: 'bench password',
+      familyName: 'Bench',
+      currency: 'EUR',
+    });
+    const { key } = await issueApiKey(em, { user, scope: 'read_write' });
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    const account = async (name: string) => {
+      const id = randomUUID();
+      await pool.query(
+        `insert into accounts (id, family_id, name, account_type, currency) values ($1, $2, $3, 'depository', 'EUR')`,
+        [id, family.id, name],
+      );
+      return id;
+    };
+    const importAccount = await account('Girokonto');
+    const copyAccount = await account('Copy limit');
+    const { text, rows } = bankCsv();
+    log(`${rows} rows, ${Buffer.byteLength(text)} bytes`);
+
+    service = await startChild('service', './service-server.ts', { DATABASE_URL: database.url, DB_POOL_SIZE: '10' });
+    await listLatencies(service.baseUrl, key, () => false, 20); // warm-up
+    const idle = await listLatencies(service.baseUrl, key, () => false, 200);
+    const rssBefore = rssMb(service.pid);
+
+    let done = false;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(service!.pid))), 100);
+    const busy = listLatencies(service.baseUrl, key, () => done, 100_000);
+    const started = performance.now();
+    const response = await fetch(`${service.baseUrl}/api/v1/imports`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        raw_file_content: text,
+        account_id: importAccount,
+        col_sep: ';',
+        date_format: '%d.%m.%Y',
+        number_format: '1.234,56',
+        date_col_label: 'Buchungstag',
+        amount_col_label: 'Betrag',
+        name_col_label: 'Verwendungszweck',
+        category_col_label: 'Kategorie',
+        tags_col_label: 'Tags',
+        publish: 'true',
+      }),
+    });
+    const created = (await response.json()) as { data: { id: string; status: string } };
+    const createdMs = performance.now() - started;
+    log(`POST answered ${response.status} (${created.data.status}) after ${round(createdMs)} ms`);
+    let status = created.data.status;
+    let imported = 0;
+    while (status === 'importing') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const [row] = (
+        await pool.query<{ status: string; imported_count: number }>(
+          'select status, imported_count from imports where id = $1',
+          [created.data.id],
+        )
+      ).rows;
+      status = row!.status;
+      imported = row!.imported_count;
+    }
+    const totalMs = performance.now() - started;
+    done = true;
+    clearInterval(sampler);
+    const during = await busy;
+    if (status !== 'complete') throw new Error(`the import ended ${status}`);
+    log(`complete: ${imported} rows in ${round(totalMs)} ms`);
+
+    const copyMs = await copyLimit(database.url, family.id, copyAccount, text);
+    await pool.end();
+
+    const serviceRate = rows / (totalMs / 1000);
+    const copyRate = rows / (copyMs / 1000);
+    const result = {
+      machine: machineInfo(),
+      database: database.server,
+      rows,
+      bytes: Buffer.byteLength(text),
+      endToEnd: { ms: round(totalMs), createMs: round(createdMs), rowsPerSecond: Math.round(serviceRate) },
+      copyLimit: { ms: round(copyMs), rowsPerSecond: Math.round(copyRate) },
+      ofLimit: round((serviceRate / copyRate) * 100),
+      serviceRssMb: { before: round(rssBefore), peak: round(rssPeak), growth: round(rssPeak - rssBefore) },
+      listLatencyMs: {
+        idle: { p50: round(percentile(idle, 50)), p95: round(percentile(idle, 95)), n: idle.length },
+        duringImport: { p50: round(percentile(during, 50)), p95: round(percentile(during, 95)), n: during.length },
+      },
+      targets: { rowsPerSecond: 30_000, ofLimitPercent: 30, rssGrowthMb: 200, latencyFactor: 2 },
+    };
+    await mkdir(path.dirname(RESULTS), { recursive: true });
+    await writeFile(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(
+      [
+        '',
+        '| measure | value | target |',
+        '|---|---:|---:|',
+        `| end to end (POST to complete), rows/s | ${result.endToEnd.rowsPerSecond} | >= 30,000 |`,
+        `| of which POST (read + stage), ms | ${result.endToEnd.createMs} | |`,
+        `| COPY of the same rows into entries, rows/s | ${result.copyLimit.rowsPerSecond} | |`,
+        `| service / COPY | ${result.ofLimit}% | >= 30% |`,
+        `| service RSS growth, MB | ${result.serviceRssMb.growth} | <= 200 |`,
+        `| list p50 idle / during import, ms | ${result.listLatencyMs.idle.p50} / ${result.listLatencyMs.duringImport.p50} | within 2x |`,
+        `| list p95 idle / during import, ms | ${result.listLatencyMs.idle.p95} / ${result.listLatencyMs.duringImport.p95} | |`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await service?.stop();
+    await worker.stop();
+    await orm.close();
+    await database.close();
+  }
+}
+
+await main();
