@@ -6,6 +6,10 @@ import {
   type ImportJob,
   type WriteOutcome,
 } from '../imports/writers/import-writer.ts';
+import { writeAccounts } from '../imports/writers/account-writer.ts';
+import { writeCategories } from '../imports/writers/category-writer.ts';
+import { writeRules } from '../imports/writers/rule-writer.ts';
+import { writeTrades } from '../imports/writers/trade-writer.ts';
 import { writeTransactions } from '../imports/writers/transaction-writer.ts';
 import { ACCOUNT_SYNC_SQL } from './job-queue.ts';
 
@@ -26,6 +30,10 @@ interface ImportToProcess {
 const WRITERS: Record<string, (job: ImportJob) => Promise<WriteOutcome>> = {
   TransactionImport: (job) => writeTransactions(job, false),
   ExternalImport: (job) => writeTransactions(job, true),
+  TradeImport: writeTrades,
+  AccountImport: writeAccounts,
+  CategoryImport: writeCategories,
+  RuleImport: writeRules,
 };
 
 /** Why the job failed, in words for the import's `error` (internal details only in the log). */

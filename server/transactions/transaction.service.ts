@@ -11,6 +11,8 @@ import { Tag } from '../tags/tag.entity.ts';
 import { Tagging } from '../tags/tagging.entity.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
 import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
+import { sql } from '../db/sql.ts';
+import { applyRulesToEntryStatement } from '../imports/rules.ts';
 import { insertTransactions } from './transaction.bulk-insert.ts';
 import { Transaction } from './transaction.entity.ts';
 
@@ -111,6 +113,12 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
         tagIds: refs.tagIds ?? [],
       },
     ]);
+    // The family's rules fill in what the request left out (category, merchant, tags), in one statement.
+    const fill = { category: !refs.categoryGiven, merchant: !refs.merchantGiven, tags: refs.tagIds === undefined };
+    if (fill.category || fill.merchant || fill.tags) {
+      const rules = applyRulesToEntryStatement(familyId, ids[0]!, fill);
+      await sql(tx, rules.text, rules.params);
+    }
     await queueAccountSync(tx, account.id);
     return ids;
   });

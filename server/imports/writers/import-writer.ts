@@ -39,3 +39,17 @@ export async function inChunks(job: ImportJob, write: (from: number, to: number)
   }
   return imported;
 }
+
+/** Fails the import, naming the first row, when a row names an account the family does not have. */
+export async function requireRowAccounts(job: ImportJob): Promise<void> {
+  const [missing] = await job.run<{ row_number: number; name: string }>(
+    `select r.row_number, r."values"->>'account' as name from import_rows r
+     where r.import_id = ?::uuid and not exists (
+       select 1 from accounts a where a.family_id = ?::uuid and lower(a.name) = lower(r."values"->>'account'))
+     order by r.row_number limit 1`,
+    [job.id, job.familyId],
+  );
+  if (missing) {
+    throw new ImportDataError(`Row ${missing.row_number}: account '${missing.name}' is not an account of the family`);
+  }
+}

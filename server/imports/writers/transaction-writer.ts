@@ -1,4 +1,5 @@
-import { ImportDataError, inChunks, type ImportJob, type WriteOutcome } from './import-writer.ts';
+import { applyRules } from '../rules.ts';
+import { inChunks, requireRowAccounts, type ImportJob, type WriteOutcome } from './import-writer.ts';
 
 /**
  * The accounts rows go into: the import's own, else the account each row names (by name, any
@@ -17,16 +18,7 @@ async function resolveAccounts(job: ImportJob, createMissing: boolean): Promise<
       [job.familyId, job.familyCurrency, job.id, job.id],
     );
   }
-  const [missing] = await job.run<{ row_number: number; name: string }>(
-    `select r.row_number, r."values"->>'account' as name from import_rows r
-     where r.import_id = ?::uuid and not exists (
-       select 1 from accounts a where a.family_id = ?::uuid and lower(a.name) = lower(r."values"->>'account'))
-     order by r.row_number limit 1`,
-    [job.id, job.familyId],
-  );
-  if (missing) {
-    throw new ImportDataError(`Row ${missing.row_number}: account '${missing.name}' is not an account of the family`);
-  }
+  await requireRowAccounts(job);
 }
 
 /** Categories and tags the rows name, created when the family has none of that name (any case). */
@@ -88,6 +80,8 @@ export async function writeTransactions(job: ImportJob, external: boolean): Prom
     );
     return written!.n;
   });
+  // Rules of the family fill in what the rows leave empty (category, merchant, tags).
+  await applyRules(job);
   const accounts = await job.run<{ account_id: string }>(
     'select distinct account_id from entries where import_id = ?::uuid',
     [job.id],
