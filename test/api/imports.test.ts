@@ -166,6 +166,38 @@ describe('a TransactionImport from creation to revert', () => {
   });
 });
 
+describe('every number format under both signage conventions', () => {
+  // The same two movements written four ways: 1234.56 coming in, 0.5 going out (1,234 has no decimals).
+  const formats = [
+    { number_format: '1,234.56', cells: ['"1,234.56"', '-0.50'], values: ['1234.56', '0.50'] },
+    { number_format: '1.234,56', cells: ['"1.234,56"', '"-0,50"'], values: ['1234.56', '0.50'] },
+    { number_format: '1 234,56', cells: ['"1\u00a0234,56"', '"-0,50"'], values: ['1234.56', '0.50'] },
+    { number_format: '1,234', cells: ['"1,234"', '-1'], values: ['1234', '1'] },
+  ];
+  it.each(
+    formats.flatMap((format) => [
+      { ...format, signage_convention: 'inflows_positive' },
+      { ...format, signage_convention: 'inflows_negative' },
+    ]),
+  )('$number_format, $signage_convention', async ({ number_format, signage_convention, cells, values }) => {
+    const csv = `date,amount,name\n2024-05-01,${cells[0]},In\n2024-05-02,${cells[1]},Out\n`;
+    const created = await create({
+      raw_file_content: csv,
+      account_id: checking,
+      number_format,
+      signage_convention,
+      publish: 'true',
+    });
+    expect(created.body.data.status).toBe('importing');
+    await server.drainJobs();
+    const amounts = (await importedEntries(created.body.data.id)).map((entry) => entry.amount);
+    // Stored sign: positive is money out. inflows_positive turns the CSV's sign around; inflows_negative keeps it.
+    const stored =
+      signage_convention === 'inflows_positive' ? [`-${values[0]}`, values[1]] : [values[0], `-${values[1]}`];
+    expect(amounts).toEqual(stored.map((value) => Number(value).toFixed(4)));
+  });
+});
+
 describe('rows that cannot be read', () => {
   it('get errors naming line and column; publishing is refused until the configuration fits', async () => {
     const csv = ['date,amount,name', '2024-03-01,12.50,Lunch', '03/02/2024,abc,Dinner', '2024-02-30,1,Ghost'].join(
