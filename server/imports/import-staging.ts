@@ -13,20 +13,14 @@ export interface StagedCounts {
   error: string | null;
 }
 
+/** One batch as one JSON document: PostgreSQL parses it once, instead of an array literal of JSON texts. */
 async function insertBatch(tx: EntityManager, importId: string, rows: ReadRow[]): Promise<void> {
   await sql(
     tx,
     `insert into import_rows (import_id, row_number, line, valid, fields, "values", errors)
-     select ?, * from unnest(?::int[], ?::int[], ?::boolean[], ?::jsonb[], ?::jsonb[], ?::jsonb[])`,
-    [
-      importId,
-      rows.map((row) => row.row_number),
-      rows.map((row) => row.line),
-      rows.map((row) => row.errors.length === 0),
-      rows.map((row) => JSON.stringify(row.fields)),
-      rows.map((row) => (row.values ? JSON.stringify(row.values) : null)),
-      rows.map((row) => JSON.stringify(row.errors)),
-    ],
+     select ?, r.row_number, r.line, r.errors = '[]'::jsonb, r.fields, r."values", r.errors
+     from jsonb_to_recordset(?::jsonb) as r(row_number int, line int, fields jsonb, "values" jsonb, errors jsonb)`,
+    [importId, JSON.stringify(rows)],
   );
 }
 
