@@ -236,6 +236,8 @@ describe('rows that cannot be read', () => {
       ['date;amount\n2024-01-01;1', "the header has no column 'date'"], // `,` separator expected
       ['date,amount,Amount\n2024-01-01,1,2', 'the header repeats the columns amount'],
       ['date,amount\n', 'the CSV has a header but no data rows'],
+      // A quote never closed, after enough rows that they were already on their way to the database.
+      [`date,amount\n${'2024-01-01,1\n'.repeat(5000)}2024-01-02,"2\n2024-01-03,3\n`, 'is never closed'],
     ];
     for (const [csv, message] of cases) {
       const response = await create({ raw_file_content: csv!, account_id: checking });
@@ -245,6 +247,17 @@ describe('rows that cannot be read', () => {
       expect(detail.error).toContain(message);
       expect((await publish(response.body.data.id)).body.message).toContain(message);
     }
+  });
+
+  it('refuses CSV text holding a NUL, which PostgreSQL cannot store, before reading it', async () => {
+    const response = await create({
+      raw_file_content: 'date,amount,name\n2024-01-01,1,a\u0000b\n',
+      account_id: checking,
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual([
+      { path: '/body/raw_file_content', message: 'raw_file_content must not contain NUL characters' },
+    ]);
   });
 
   it('reads again with a changed configuration', async () => {
