@@ -45,19 +45,15 @@ function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-/** Reads the CSV again with the import's configuration and stores the rows and counts. */
+/** Reads the CSV with the import's configuration and stores the rows and counts. */
 async function restage(
   tx: EntityManager,
   id: string,
+  text: string,
   type: ImportType,
   configuration: ImportConfiguration,
   accountId: string | null,
 ) {
-  const [{ raw_file_content: text }] = (await sql<{ raw_file_content: string }>(
-    tx,
-    'select raw_file_content from imports where id = ?',
-    [id],
-  )) as [{ raw_file_content: string }];
   const counts = await stageRows(tx, id, text, { type, configuration, hasAccount: accountId !== null, today: today() });
   await sql(
     tx,
@@ -84,7 +80,7 @@ export async function createImport(em: EntityManager, familyId: string, input: N
       `insert into imports (id, family_id, type, account_id, configuration, raw_file_content) values (?, ?, ?, ?, ?, ?)`,
       [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), text],
     );
-    await restage(tx, id, type, configuration, input.account_id ?? null);
+    await restage(tx, id, text, type, configuration, input.account_id ?? null);
     if (input.publish === 'true') await queuePublish(tx, familyId, id, { quiet: true });
   });
   return id;
@@ -109,12 +105,12 @@ export async function updateImport(
     const accountId = change.account_id === undefined ? current.account_id : change.account_id;
     if (change.account_id) await accountOf(tx, familyId, change.account_id);
     const configuration = changedConfiguration(current.configuration, change);
-    await sql(tx, 'update imports set configuration = ?, account_id = ? where id = ?', [
-      JSON.stringify(configuration),
-      accountId,
-      id,
-    ]);
-    await restage(tx, id, current.type, configuration, accountId);
+    const [{ raw_file_content: text }] = (await sql<{ raw_file_content: string }>(
+      tx,
+      'update imports set configuration = ?, account_id = ? where id = ? returning raw_file_content',
+      [JSON.stringify(configuration), accountId, id],
+    )) as [{ raw_file_content: string }];
+    await restage(tx, id, text, current.type, configuration, accountId);
   });
 }
 

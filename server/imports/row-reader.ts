@@ -26,7 +26,7 @@ export interface ReadContext {
 export class ImportFileProblem extends Error {}
 
 /** The formats in effect: the type's fixed ones, else the configuration's, else the defaults. */
-export function effectiveFormats(type: ImportType, configuration: ImportConfiguration) {
+function effectiveFormats(type: ImportType, configuration: ImportConfiguration) {
   const fixed = TYPE_SPECS[type].fixed ?? {};
   return {
     dateFormat: fixed.date_format ?? configuration.date_format ?? DEFAULT_FORMATS.date_format,
@@ -43,7 +43,6 @@ export function effectiveFormats(type: ImportType, configuration: ImportConfigur
  * {@link ImportFileProblem}.
  */
 export async function* readImportRows(text: string, context: ReadContext): AsyncGenerator<ReadRow> {
-  const spec = TYPE_SPECS[context.type];
   const formats = effectiveFormats(context.type, context.configuration);
   let readDate;
   try {
@@ -91,7 +90,7 @@ export async function* readImportRows(text: string, context: ReadContext): Async
     throw error;
   }
   if (!headers) throw new ImportFileProblem('the CSV is empty: a header row is needed');
-  if (spec.columns.length && rowNumber === 0) throw new ImportFileProblem('the CSV has a header but no data rows');
+  if (rowNumber === 0) throw new ImportFileProblem('the CSV has a header but no data rows');
 }
 
 /** Where each column of the type is in this header; a required column that is missing is a file problem. */

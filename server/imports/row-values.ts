@@ -1,8 +1,9 @@
+import { ACCOUNT_TYPES } from '../accounts/account.entity.ts';
 import { ValidationFailed } from '../http/errors.ts';
 import { BOUNDS, SCALE } from '../money/bounds.ts';
 import { decimalInput } from '../money/decimal-input.ts';
 import { isKnownCurrency, negate } from '../money/money.ts';
-import type { NumberFormat } from './import-configuration.ts';
+import type { ImportType, NumberFormat } from './import-configuration.ts';
 import type { FieldKey } from './import-types.ts';
 import { dateWithinImportRange, type DateReader } from './parsing/date-format.ts';
 import { parseAmount } from './parsing/number-format.ts';
@@ -33,17 +34,7 @@ export interface RowCells {
   header(key: FieldKey): string | undefined;
 }
 
-const ACCOUNT_TYPES = new Set([
-  'depository',
-  'investment',
-  'crypto',
-  'property',
-  'vehicle',
-  'other_asset',
-  'credit_card',
-  'loan',
-  'other_liability',
-]);
+const ACCOUNT_TYPE_SET: ReadonlySet<string> = new Set(ACCOUNT_TYPES);
 
 const TEXT_LIMITS = { name: 255, notes: 10_000, category: 255, tags: 255, account: 255, ticker: 32 } as const;
 
@@ -168,7 +159,7 @@ const transaction: Builder = (reading) => {
 };
 
 /** The values of each type's row, as the import job writes them. */
-export const ROW_BUILDERS: Record<string, Builder> = {
+const ROW_BUILDERS: Record<ImportType, Builder> = {
   TransactionImport: transaction,
   ExternalImport: (reading) => {
     const values = transaction(reading);
@@ -199,8 +190,8 @@ export const ROW_BUILDERS: Record<string, Builder> = {
       .text('entity_type', true)
       ?.toLowerCase()
       .replace(/[\s-]+/g, '_');
-    if (type !== undefined && !ACCOUNT_TYPES.has(type)) {
-      reading.problem('entity_type', `account type '${type}' is not one of: ${[...ACCOUNT_TYPES].join(', ')}`);
+    if (type !== undefined && !ACCOUNT_TYPE_SET.has(type)) {
+      reading.problem('entity_type', `account type '${type}' is not one of: ${ACCOUNT_TYPES.join(', ')}`);
     }
     return {
       name: reading.text('name', true),
@@ -244,12 +235,12 @@ export const ROW_BUILDERS: Record<string, Builder> = {
 
 /** Reads one row: its values (undefined members dropped), or its problems. */
 export function readRowValues(
-  type: string,
+  type: ImportType,
   cells: RowCells,
   rules: CellRules,
 ): { values: Record<string, unknown> | null; errors: RowError[] } {
   const reading = new RowReading(cells, rules);
-  const values = ROW_BUILDERS[type]!(reading);
+  const values = ROW_BUILDERS[type](reading);
   if (reading.errors.length) return { values: null, errors: reading.errors };
   return { values: Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)), errors: [] };
 }

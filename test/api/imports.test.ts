@@ -358,6 +358,40 @@ describe('limits and boundaries', () => {
     expect(filtered.body.data.every((item: { status: string }) => item.status === 'complete')).toBe(true);
   });
 
+  it('changes, publishes and reverts one import under 20 concurrent requests each: one state change, rows consistent', async () => {
+    const csv = 'date,amount,name\n2024-03-01,1,A\n2024-03-02,2,B\n2024-03-03,3,C\n';
+    const id = (await create({ raw_file_content: csv, account_id: checking })).body.data.id as string;
+    const change = (i: number) =>
+      server.api.call('updateImport', {
+        key: household.writeKey,
+        params: { id },
+        body: { signage_convention: i % 2 ? 'inflows_negative' : 'inflows_positive', name_col_label: 'name' },
+      });
+    const changed = await Promise.all(Array.from({ length: 20 }, (_, i) => change(i)));
+    expect(changed.map((response) => response.status)).toEqual(Array(20).fill(200));
+    const [staged] = await server.query<{ n: number }>(
+      'select count(*)::int as n from import_rows where import_id = $1',
+      [id],
+    );
+    expect(staged!.n).toBe(3);
+
+    const published = await Promise.all(Array.from({ length: 20 }, () => publish(id)));
+    expect(published.map((response) => response.status).sort()).toEqual([202, ...Array(19).fill(422)]);
+    const [jobs] = await server.query<{ n: number }>(
+      `select count(*)::int as n from graphile_worker.jobs where key = $1`,
+      [`import:${id}`],
+    );
+    expect(jobs!.n).toBe(1);
+    await server.drainJobs();
+    expect(await importedEntries(id)).toHaveLength(3);
+
+    const reverted = await Promise.all(Array.from({ length: 20 }, () => revert(id)));
+    expect(reverted.map((response) => response.status).sort()).toEqual([202, ...Array(19).fill(422)]);
+    await server.drainJobs();
+    expect((await show(id)).body.data.status).toBe('pending');
+    expect(await importedEntries(id)).toEqual([]);
+  });
+
   it('imports 20 files into one account at once, each completely, nothing twice', async () => {
     const csv = (n: number) =>
       [
