@@ -2,9 +2,9 @@
  * `npm run bench:import`: a 10 MiB TransactionImport (realistic rows: `dd.mm.yyyy` dates, amounts
  * in `1.234,56`, names, categories, tags) from POST to `complete`, against the service in its own
  * process and a worker in this one, for a household with three years of history, on a database of
- * its own. In the same run: the limit (the
- * same rows written into `entries` by one COPY), the service's RSS growth while it imports, and
- * the latency of a transaction list while the import runs against idle.
+ * its own. In the same run: the limit (the same rows written into `entries` by one COPY), the
+ * service's RSS growth while it imports, and the latency of a transaction list while the import
+ * runs against idle.
  * Writes bench/results/import.json and prints a Markdown table. See bench/README.md.
  */
 import { execFileSync } from 'node:child_process';
