@@ -9,6 +9,8 @@
  *   revoke-tokens   --email E        (signs the user out of every device)
  *   enable-mfa      --email E        (prints the TOTP secret and otpauth URL, once)
  *   disable-mfa     --email E
+ *   enable-ai       --email E        (lets the user chat with the assistant)
+ *   disable-ai      --email E
  */
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -38,6 +40,8 @@ const USAGE = `usage: npm run --silent admin -- <command> [options]
   revoke-tokens   --email E
   enable-mfa      --email E
   disable-mfa     --email E
+  enable-ai       --email E
+  disable-ai      --email E
 secrets stay out of the process list with --password-stdin / --key-stdin (first line of stdin)
 or the environment variables ADMIN_PASSWORD / ADMIN_API_KEY instead of --password / --key`;
 
@@ -186,7 +190,22 @@ const commands: Record<
       return { user_id: user.id, mfa: false };
     },
   },
+  'enable-ai': aiSwitch(true),
+  'disable-ai': aiSwitch(false),
 };
+
+/** `enable-ai` / `disable-ai`: the user's assistant flag; the answer says whether a provider is configured. */
+function aiSwitch(enabled: boolean): (typeof commands)[string] {
+  return {
+    check: (options) => void required(options, 'email'),
+    async run(em, options, config) {
+      const user = await findUser(em, required(options, 'email'));
+      user.aiEnabled = enabled;
+      await em.flush();
+      return { user_id: user.id, ai_enabled: enabled, provider_configured: config.ai !== undefined };
+    },
+  };
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { authHandlers } from './auth/auth.handlers.ts';
+import { chatsHandlers } from './chats/chats.handlers.ts';
 import type { AuthDependencies } from './auth/auth-dependencies.ts';
 import type { LoginThrottleConfig } from './auth/login-throttle.ts';
 import { mobileSsoHandlers } from './auth/mobile-sso.handlers.ts';
@@ -21,7 +22,14 @@ import { requestLog } from './http/request-log.ts';
 export interface AppDependencies {
   config: Pick<
     Config,
-    'jsonBodyLimit' | 'trustProxy' | 'publicUrl' | 'mobileAppRedirectUrl' | 'defaultCurrency' | 'ssoProviders'
+    | 'jsonBodyLimit'
+    | 'trustProxy'
+    | 'publicUrl'
+    | 'mobileAppRedirectUrl'
+    | 'defaultCurrency'
+    | 'ssoProviders'
+    | 'ai'
+    | 'aiMessagesPerHour'
   > &
     RateLimitConfig &
     LoginThrottleConfig;
@@ -63,7 +71,16 @@ export async function createApp({
   };
   const apiRoutes = await createApiRouter({
     document,
-    handlers: { ...handlers, ...authHandlers(auth), ...mobileSsoHandlers(auth) },
+    handlers: {
+      ...handlers,
+      ...authHandlers(auth),
+      ...mobileSsoHandlers(auth),
+      ...chatsHandlers({
+        defaultModel: config.ai?.model ?? '',
+        limit: { perHour: config.aiMessagesPerHour },
+      }),
+    },
+    aiAvailable: config.ai !== undefined,
     orm,
     jsonBodyLimit: config.jsonBodyLimit,
     accessGate: createAccessGate(config, clock),

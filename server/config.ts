@@ -51,6 +51,26 @@ export interface Config {
   ssoProviders: SsoProviderConfig[];
   /** Currency of a family created through single sign-on (DEFAULT_CURRENCY, default USD). */
   defaultCurrency: string;
+  /** The AI assistant's model server; undefined when no provider is configured (AI_BASE_URL / AI_API_KEY). */
+  ai: AiProviderConfig | undefined;
+  /** Chat messages and retries per user per hour (AI_MESSAGES_PER_HOUR, default 60; 0 = no limit). */
+  aiMessagesPerHour: number;
+}
+
+/** An OpenAI-compatible chat-completions server: OpenAI itself, Ollama, llama.cpp's server, vLLM... */
+export interface AiProviderConfig {
+  /** AI_BASE_URL, e.g. http://localhost:11434/v1; undefined: OpenAI's own. */
+  baseUrl: string | undefined;
+  /** AI_API_KEY; a local server usually needs none. */
+  apiKey: string | undefined;
+  /** AI_MODEL: the model of replies that do not name one (default gpt-4.1-mini). */
+  model: string;
+  /** AI_TIMEOUT_SECONDS: longest wait for the provider's next sign of life (default 60). */
+  timeoutSeconds: number;
+  /** AI_MAX_RETRIES: retries of a request the provider refused for a passing reason (default 2). */
+  maxRetries: number;
+  /** AI_CONTEXT_TOKENS: the conversation sent along is cut, oldest first, to about this many tokens (default 12,000). */
+  contextTokens: number;
 }
 
 /** One OpenID Connect provider of SSO_PROVIDERS. */
@@ -136,6 +156,25 @@ function ssoProviders(raw: string | undefined): SsoProviderConfig[] {
   });
 }
 
+/** The assistant's provider: configured by a base URL (a local server) or an API key (OpenAI). */
+function aiProvider(env: NodeJS.ProcessEnv): AiProviderConfig | undefined {
+  const baseUrl = env.AI_BASE_URL ? url('AI_BASE_URL', env.AI_BASE_URL).href.replace(/\/$/, '') : undefined;
+  const apiKey = env.AI_API_KEY || undefined;
+  if (!baseUrl && !apiKey) return undefined;
+  const model = env.AI_MODEL || 'gpt-4.1-mini';
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/.test(model)) {
+    throw new Error(`AI_MODEL must be a model identifier such as gpt-4.1-mini or llama3.1:8b, got "${model}"`);
+  }
+  return {
+    baseUrl,
+    apiKey,
+    model,
+    timeoutSeconds: integer(env, 'AI_TIMEOUT_SECONDS', 60, 1, 3600),
+    maxRetries: integer(env, 'AI_MAX_RETRIES', 2, 0, 10),
+    contextTokens: integer(env, 'AI_CONTEXT_TOKENS', 12_000, 1000, 1_000_000),
+  };
+}
+
 /** Parses and checks the environment; throws with the variable's name on a bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const jsonBodyLimit = integer(env, 'JSON_BODY_LIMIT', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
@@ -174,5 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mobileAppRedirectUrl,
     ssoProviders: ssoProviders(env.SSO_PROVIDERS),
     defaultCurrency,
+    ai: aiProvider(env),
+    aiMessagesPerHour: integer(env, 'AI_MESSAGES_PER_HOUR', 60, 0, 1_000_000),
   };
 }

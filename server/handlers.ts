@@ -12,8 +12,8 @@ import { valuationsHandlers } from './valuations/valuations.handlers.ts';
 
 /**
  * Every implemented resource operation, by operationId. The sign-in operations need settings and
- * keys, so app.ts adds them (auth/auth.handlers.ts, auth/mobile-sso.handlers.ts). An operation of
- * the contract implemented nowhere answers 501 `not_implemented` until its issue lands.
+ * keys, so app.ts adds them (auth/auth.handlers.ts, auth/mobile-sso.handlers.ts), and so do the chat
+ * operations (chats/chats.handlers.ts). The router refuses to start when an operation has none.
  */
 export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...accountsHandlers,

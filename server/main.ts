@@ -19,12 +19,15 @@ async function main(): Promise<void> {
   const orm = await openOrm(database.url, config.dbPoolSize);
   logger.info('database schema is up to date');
 
-  const demo = config.demoData ? await ensureDemoAccess(orm.em.fork(), config.dataDir, logger) : undefined;
+  const demo = config.demoData
+    ? await ensureDemoAccess(orm.em.fork(), config.dataDir, logger, { aiAvailable: config.ai !== undefined })
+    : undefined;
   const worker = config.workerEnabled
     ? await startWorker({
         connectionString: database.url,
         concurrency: config.workerConcurrency,
         pollIntervalMs: config.workerPollIntervalMs,
+        ai: config.ai,
         logger: logger.child({ component: 'worker' }),
       })
     : undefined;
@@ -47,6 +50,10 @@ async function main(): Promise<void> {
         ? `  demo user ${demo.email}; read_write API key:\n    ${demo.key}\n` +
           `  try: curl -H "X-Api-Key: ${demo.key}" ${base}/api/v1/transactions?per_page=5\n`
         : '') +
+      (config.ai
+        ? `  assistant: available, model ${config.ai.model} at ${config.ai.baseUrl ? new URL(config.ai.baseUrl).host : 'OpenAI'}` +
+          `${config.workerEnabled ? '' : ' (replies need a worker: npm run worker)'}\n`
+        : '  assistant: not available (set AI_BASE_URL, or AI_API_KEY for OpenAI; see README)\n') +
       '\n',
   );
 

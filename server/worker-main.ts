@@ -16,6 +16,7 @@ async function main(): Promise<void> {
     connectionString: database.url,
     concurrency: config.workerConcurrency,
     pollIntervalMs: config.workerPollIntervalMs,
+    ai: config.ai,
     logger: logger.child({ component: 'worker' }),
   });
   logger.info({ concurrency: config.workerConcurrency }, 'worker running');

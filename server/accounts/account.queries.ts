@@ -1,19 +1,39 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pagedRows, sql, type Statement } from '../db/sql.ts';
+import { pagedRows, sql, type ListingQuery, type Statement } from '../db/sql.ts';
 import { NotFound } from '../http/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
+import type { AccountStatus, AccountType } from './account.entity.ts';
 import type { AccountRow } from './account.view.ts';
 
 const COLUMNS =
   'id, name, balance::text as balance, currency, account_type, subtype, status, sync_error, created_at, updated_at';
 
+/** Filters of an accounts listing; both are combined with AND. */
+export interface AccountFilters {
+  /** Only accounts of these types. */
+  account_types?: readonly AccountType[];
+  /** Only accounts in these states. */
+  statuses?: readonly AccountStatus[];
+}
+
+/** The listing of the family's accounts, by name (the list endpoint reads it unfiltered). */
+export function accountListing(familyId: string, filters: AccountFilters = {}): ListingQuery {
+  const conditions = ['family_id = ?'];
+  const params: unknown[] = [familyId];
+  if (filters.account_types) {
+    conditions.push('account_type = any(?::text[])');
+    params.push(filters.account_types);
+  }
+  if (filters.statuses) {
+    conditions.push('status = any(?::text[])');
+    params.push(filters.statuses);
+  }
+  return { select: COLUMNS, from: `accounts where ${conditions.join(' and ')}`, orderBy: 'name, id', params };
+}
+
 /** The family's accounts, by name. */
 export function searchAccounts(em: EntityManager, familyId: string, page: PageRequest) {
-  return pagedRows<AccountRow>(
-    em,
-    { select: COLUMNS, from: 'accounts where family_id = ?', orderBy: 'name, id', params: [familyId] },
-    page,
-  );
+  return pagedRows<AccountRow>(em, accountListing(familyId), page);
 }
 
 /** One account of the family, or 404 (also for another family's account). */

@@ -11,6 +11,7 @@ import { Migration20261125010000_write_integrity } from './migrations/Migration2
 import { Migration20261125020000_account_sync_error } from './migrations/Migration20261125020000_account_sync_error.ts';
 import { Migration20261126000000_sign_in } from './migrations/Migration20261126000000_sign_in.ts';
 import { Migration20261126010000_imports } from './migrations/Migration20261126010000_imports.ts';
+import { Migration20261127000000_chats } from './migrations/Migration20261127000000_chats.ts';
 import { installJobQueue } from '../jobs/job-queue.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
@@ -26,6 +27,7 @@ const migrations = [
   { name: 'Migration20261125020000_account_sync_error', class: Migration20261125020000_account_sync_error },
   { name: 'Migration20261126000000_sign_in', class: Migration20261126000000_sign_in },
   { name: 'Migration20261126010000_imports', class: Migration20261126010000_imports },
+  { name: 'Migration20261127000000_chats', class: Migration20261127000000_chats },
 ];
 
 /** ORM options for a database URL. */

@@ -13,17 +13,23 @@ const KEY_NAME = 'Demo key';
 /**
  * Makes sure the demo household exists and returns a working read_write key for it. The key is
  * kept in `<dataDir>/demo-api-key` (readable by the owner only) so each start can print it again;
- * only its digest is in the database.
+ * only its digest is in the database. With an AI provider configured, the demo user may use the
+ * assistant.
  */
 export async function ensureDemoAccess(
   em: EntityManager,
   dataDir: string,
   logger: Logger,
+  options: { aiAvailable: boolean } = { aiAvailable: false },
 ): Promise<{ key: string; email: string }> {
   let user = await em.findOne(User, { email: DEMO_EMAIL });
   if (!user) {
     logger.info('creating the demo household');
     user = (await createDemoHousehold(em)).user;
+  }
+  if (options.aiAvailable && !user.aiEnabled) {
+    user.aiEnabled = true;
+    await em.flush();
   }
   const keyFile = path.join(dataDir, 'demo-api-key');
   const saved = (await readFile(keyFile, 'utf8').catch(() => '')).trim();

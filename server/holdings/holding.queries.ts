@@ -1,5 +1,5 @@
 import type { EntityManager } from '../db/orm.ts';
-import { dateRange, pagedRows, sql } from '../db/sql.ts';
+import { dateRange, pagedRows, sql, type ListingQuery } from '../db/sql.ts';
 import { NotFound } from '../http/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { HoldingRow } from './holding.view.ts';
@@ -24,7 +24,21 @@ const FROM = `holdings h join accounts a on a.id = h.account_id join securities 
 /** The holdings a family sees: of its own accounts that are in use (active or draft), list and show alike. */
 const VISIBLE = `a.family_id = ? and a.status in ('active', 'draft')`;
 
-export function searchHoldings(em: EntityManager, familyId: string, filters: HoldingFilters, page: PageRequest) {
+/** How a holdings listing reads the rows, beyond the list endpoint's filters. */
+export interface HoldingListingOptions {
+  /**
+   * Current positions as of this date (`YYYY-MM-DD`) instead of the dated series: per account and
+   * security the latest row on or before it, left out when nothing is held, largest value first.
+   */
+  positionsOn?: string;
+}
+
+/** The listing of the holdings a family sees under `filters` (the list endpoint's, and the assistant's positions). */
+export function holdingListing(
+  familyId: string,
+  filters: HoldingFilters,
+  options: HoldingListingOptions = {},
+): ListingQuery {
   const conditions = [VISIBLE];
   const params: unknown[] = [familyId];
   const add = (condition: string, value: unknown) => {
@@ -36,20 +50,30 @@ export function searchHoldings(em: EntityManager, familyId: string, filters: Hol
   if (filters.security_id) add('h.security_id = ?', filters.security_id);
   if (filters.date) add('h.date = ?', filters.date);
   for (const condition of dateRange('h.date', filters)) add(condition.text, condition.params[0]);
+  if (options.positionsOn) {
+    // The sync writes a row only when a position changes (and one for the day it runs), so the
+    // position on a date is the latest row up to it; a sale of everything leaves a zero row.
+    add(
+      `h.qty <> 0 and h.date = (select max(p.date) from holdings p
+        where p.account_id = h.account_id and p.security_id = h.security_id and p.date <= ?::date)`,
+      options.positionsOn,
+    );
+  }
   const where = conditions.join(' and ');
-  return pagedRows<HoldingRow>(
-    em,
-    {
-      select: SELECT,
-      from: `${FROM} where ${where}`,
-      // Date order (then security): the order of the account index, so a page is read, not sorted.
-      orderBy: 'h.date, h.security_id',
-      params,
-      // Every holding has its security (a foreign key): the total needs no join to it.
-      count: { text: `select count(*) from holdings h join accounts a on a.id = h.account_id where ${where}`, params },
-    },
-    page,
-  );
+  return {
+    select: SELECT,
+    from: `${FROM} where ${where}`,
+    // The series in date order (then security), the order of the account index, so a page is read,
+    // not sorted; positions by value, largest first.
+    orderBy: options.positionsOn ? 'h.amount desc, h.id' : 'h.date, h.security_id',
+    params,
+    // Every holding has its security (a foreign key): the total needs no join to it.
+    count: { text: `select count(*) from holdings h join accounts a on a.id = h.account_id where ${where}`, params },
+  };
+}
+
+export function searchHoldings(em: EntityManager, familyId: string, filters: HoldingFilters, page: PageRequest) {
+  return pagedRows<HoldingRow>(em, holdingListing(familyId, filters), page);
 }
 
 export async function findHolding(em: EntityManager, familyId: string, id: string): Promise<HoldingRow> {

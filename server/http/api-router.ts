@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { createOpenApiAjv } from './ajv.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
-import { Forbidden, NotFound, NotImplemented, ValidationFailed } from './errors.ts';
+import { Forbidden, NotFound, ValidationFailed } from './errors.ts';
 import { jsonBody } from './json-body.ts';
 import { nulCharacterProblems } from './nul-characters.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
@@ -28,6 +28,8 @@ export interface ApiRouterOptions {
   orm: MikroORM;
   jsonBodyLimit: number;
   accessGate: AccessGate;
+  /** Whether an AI provider is configured: without one, `x-feature: ai` operations are 403. */
+  aiAvailable: boolean;
   /** Where a failed browser step (`x-error-redirect`) sends the browser. */
   errorRedirect?: (error: unknown, log: Logger) => string;
 }
@@ -100,15 +102,17 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
   // Every method Node parses is known to the router, so that one the contract does not define on a
   // path (TRACE, PUT, ...) is a 405 from allowedMethods, not a 501 (which read as "no route").
   const router = new Router({ methods: [...METHODS] });
+  const unhandled = (api.getOperations() as Operation[])
+    .map((operation) => operation.operationId as OperationId)
+    .filter((operationId) => !options.handlers[operationId]);
+  if (unhandled.length) throw new Error(`operations of the contract without a handler: ${unhandled.join(', ')}`);
   const parseBody = jsonBody(options.jsonBodyLimit);
   for (const operation of api.getOperations() as (Operation & ContractExtensions)[]) {
     const operationId = operation.operationId as OperationId;
     // Seen from the router, every handler takes the generic input and returns some status and body.
-    const handler = options.handlers[operationId] as
-      | ((
-          input: HandlerInput<OperationId>,
-        ) => Promise<{ status: number; body?: unknown; headers?: Record<string, string | string[]> }>)
-      | undefined;
+    const handler = options.handlers[operationId] as (
+      input: HandlerInput<OperationId>,
+    ) => Promise<{ status: number; body?: unknown; headers?: Record<string, string | string[]> }>;
     const security = operation.security ?? options.document.security ?? [];
     const secured = security.length > 0;
     const pathParam = /\{(\w+)\}/.exec(operation.path)?.[1];
@@ -130,14 +134,15 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         const principal = access.principal;
         if (principal) {
           ctx.state.principal = principal;
-          if (operation['x-feature'] === 'ai' && !principal.aiEnabled) {
-            throw new Forbidden('feature_disabled', 'AI features are disabled for this user');
+          if (operation['x-feature'] === 'ai') {
+            if (!options.aiAvailable)
+              throw new Forbidden('feature_disabled', 'No AI provider is configured on this server');
+            if (!principal.aiEnabled) throw new Forbidden('feature_disabled', 'AI features are disabled for this user');
           }
           if (operation['x-scope'] === 'read_write' && principal.scope !== 'read_write') {
             throw Forbidden.scope('read_write');
           }
         }
-        if (!handler) throw new NotImplemented(operationId);
         await next();
       },
       ...(operation.requestBody ? [parseBody] : []),
@@ -179,7 +184,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
           em: ctx.state.em,
           log: ctx.state.log,
         };
-        const response = await handler!(input);
+        const response = await handler(input);
         ctx.status = response.status;
         if (response.headers) ctx.set(response.headers);
         if (response.body !== undefined) ctx.body = response.body;

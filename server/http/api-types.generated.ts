@@ -648,13 +648,13 @@ export interface paths {
         };
         /**
          * List chats
-         * @description Returns the user's AI chats one page at a time, most recently updated first, without their messages. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
+         * @description Returns the user's AI chats one page at a time, the one with the newest activity (a message or a change) first, without their messages but with `last_message_at` and `message_count`. Chats belong to the user who started them: other members of the family do not see them. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
          */
         get: operations["listChats"];
         put?: never;
         /**
          * Start a chat
-         * @description Creates a chat with a non-empty `title`. When `message` is sent it becomes the first user message, a pending assistant message is added and a reply is queued; `model` picks the AI model for the replies. An empty title is answered with 422. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
+         * @description Creates a chat from a `title`, a first `message`, or both (neither, or a blank one, is answered with 422). When `message` is sent it becomes the first user message, a pending assistant message is added and a reply is queued; `model` picks the AI model for that reply. Without a title the chat is named after its first message. A message counts against the user's hourly message limit (429 when it is used up). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
          */
         post: operations["createChat"];
         delete?: never;
@@ -678,7 +678,7 @@ export interface paths {
         };
         /**
          * Get a chat
-         * @description Returns one chat of the user with all its messages, oldest first, and the tool calls made by the assistant. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
+         * @description Returns one chat of the user with all its messages, oldest first, and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
          */
         get: operations["getChat"];
         put?: never;
@@ -714,7 +714,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description Adds a user message with non-empty `content` to a chat (422 on empty content), adds a pending assistant message and queues the assistant reply. The answer returns the user message with `ai_response_status: "pending"`; read the chat again to see the reply when it is ready. `model` picks the AI model for this reply. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
+         * @description Adds a user message with non-empty `content` to a chat (422 on empty content), adds a pending assistant message and queues the assistant reply. The answer returns the user message with `ai_response_status: "pending"`; read the chat again to see the reply when it is ready. `model` picks the AI model for this reply. Each message counts against the user's hourly message limit (429 when it is used up); a chat holds at most 1,000 messages (422 beyond). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
          */
         post: operations["createChatMessage"];
         delete?: never;
@@ -740,7 +740,7 @@ export interface paths {
         put?: never;
         /**
          * Retry the assistant reply
-         * @description Asks the assistant to produce its latest reply again, for example after a failure. No body is sent. The reply is generated in the background; the answer names the assistant message that will receive it. A chat without any assistant message is answered with 422. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
+         * @description Asks the assistant to write its latest reply again, for example after a failure. No body is sent. The latest assistant message (failed or complete) loses its content and tool calls, becomes `pending` and is written again in the background from the conversation before it; the answer names that message. A chat without any assistant message, or whose latest reply is still pending, is answered with 422. A retry counts against the user's hourly message limit (429 when it is used up). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
          */
         post: operations["retryChatMessage"];
         delete?: never;
@@ -1004,7 +1004,7 @@ export interface components {
             /** @description Seconds until the window resets. */
             reset_in_seconds: number;
         };
-        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500) and `not_implemented` (501). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
+        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431) and `internal_error` (500). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
         Error: {
             /** @description Machine-readable error code (see the list above). */
             error: string;
@@ -1886,27 +1886,35 @@ export interface components {
             /** Format: uuid */
             id: string;
             title: string;
-            /** @description Last error of the assistant in this chat, or null. */
+            /** @description Why the assistant's latest reply failed, as a sentence for people (for example that the AI provider is rate limited), or null. Cleared when a new message is sent or a reply is retried. */
             error: string | null;
+            /**
+             * Format: date-time
+             * @description When the newest message of the chat was written, or null for a chat without messages.
+             */
+            last_message_at: string | null;
+            /** @description Messages in the chat, user and assistant messages together. */
+            message_count: number;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description One page of chats, most recently updated first. */
+        /** @description One page of chats, the one with the newest activity (message or change) first. */
         ChatList: {
             data: components["schemas"]["Chat"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description Flat body for starting a chat. */
+        /** @description Identifier of an AI model as the configured provider names it (for example `gpt-4.1-mini`, `llama3.1:8b` or `Qwen/Qwen2.5-7B-Instruct`); the server's default model when omitted. A model the provider does not know fails the reply with a readable `error`. */
+        ModelName: string;
+        /** @description Flat body for starting a chat: a `title`, a first `message`, or both. A chat started without a title is named after its first message (its first 80 characters, cut at a word). */
         ChatCreateRequest: {
-            /** @description Title of the chat; must not be empty. */
-            title: string;
+            /** @description Title of the chat; must hold some text. */
+            title?: string;
             /** @description Optional first user message; when sent, an assistant reply is queued for it. */
             message?: string;
-            /** @description Optional AI model identifier for the replies; the configured default when omitted. */
-            model?: string;
-        };
+            model?: components["schemas"]["ModelName"];
+        } | Record<string, never> | Record<string, never>;
         /**
          * @description `user_message` for a message written by the user, `assistant_message` for a reply of the AI assistant (the snake-case forms of the message kinds `UserMessage` and `AssistantMessage`).
          * @enum {string}
@@ -1935,10 +1943,14 @@ export interface components {
             provider_id: string;
             /** @description Name of the tool that was called, for example `get_transactions`. */
             function_name: string;
-            /** @description Arguments the assistant passed to the tool. */
-            function_arguments: Record<string, never>;
-            /** @description Result returned by the tool. */
-            function_result: Record<string, never>;
+            /** @description Arguments the assistant passed to the tool; `{"raw": "..."}` when they were not a JSON object. */
+            function_arguments: {
+                [key: string]: unknown;
+            };
+            /** @description What the tool returned to the model; `{"error": ..., "message": ...}` when the arguments were refused. */
+            function_result: {
+                [key: string]: unknown;
+            };
         };
         /** @description One message of a chat. */
         Message: {
@@ -1948,12 +1960,12 @@ export interface components {
             chat_id: string;
             type: components["schemas"]["MessageType"];
             role: components["schemas"]["MessageRole"];
-            /** @description Text of the message (empty while an assistant reply is pending). */
+            /** @description Text of the message. An assistant reply starts empty and grows while the model writes it (`status: pending`); a failed reply keeps what was written before the failure. */
             content: string;
-            /** @description Identifier of the AI model used or requested, or null. */
+            /** @description Identifier of the AI model that writes (or wrote) an assistant reply; on a user message, the model requested with it, or null. */
             model: string | null;
             status: components["schemas"]["MessageStatus"];
-            /** @description Tool calls made for this message (always empty for user messages). */
+            /** @description Tool calls the assistant made while writing this reply, in the order made (always empty for user messages). */
             tool_calls: components["schemas"]["ToolCall"][];
             /** Format: date-time */
             created_at: string;
@@ -1963,8 +1975,16 @@ export interface components {
             /** Format: uuid */
             id: string;
             title: string;
-            /** @description Last error of the assistant in this chat, or null. */
+            /** @description Why the assistant's latest reply failed, as a sentence for people (for example that the AI provider is rate limited), or null. Cleared when a new message is sent or a reply is retried. */
             error: string | null;
+            /**
+             * Format: date-time
+             * @description When the newest message of the chat was written, or null for a chat without messages.
+             */
+            last_message_at: string | null;
+            /** @description Messages in the chat, user and assistant messages together. */
+            message_count: number;
+            /** @description Every message of the chat, oldest first (a chat holds at most 1,000). */
             messages: components["schemas"]["Message"][];
             /** Format: date-time */
             created_at: string;
@@ -1977,15 +1997,14 @@ export interface components {
         };
         /** @description Flat body for renaming a chat. */
         ChatUpdateRequest: {
-            /** @description New title; must not be empty. */
+            /** @description New title; must hold some text. */
             title: string;
         };
         /** @description Flat body for posting a user message. */
         ChatMessageCreateRequest: {
-            /** @description Text of the message; must not be empty. */
+            /** @description Text of the message; must hold some text. */
             content: string;
-            /** @description Optional AI model identifier for the reply. */
-            model?: string;
+            model?: components["schemas"]["ModelName"];
         };
         /** @description The user message just stored, plus the state of the assistant reply it triggered. */
         MessageCreated: {
@@ -2124,12 +2143,23 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed) or 501 `not_implemented`. */
+        /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed). */
         UnexpectedError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": "internal_error",
+                 *       "message": "An unexpected error occurred",
+                 *       "errors": [
+                 *         {
+                 *           "message": "An unexpected error occurred"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -2267,6 +2297,35 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests: either the per-address or per-credential counter of the current window is exhausted, or the user has sent as many chat messages (and retries) as the hourly message limit allows. Wait for `Retry-After` seconds. */
+        MessageLimited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "rate_limit_exceeded",
+                 *       "message": "Message limit reached (60 messages per hour). Try again in 1260 seconds.",
+                 *       "errors": [
+                 *         {
+                 *           "message": "Message limit reached (60 messages per hour). Try again in 1260 seconds."
+                 *         }
+                 *       ],
+                 *       "details": {
+                 *         "limit": 60,
+                 *         "current": 61,
+                 *         "reset_in_seconds": 1260
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -5271,6 +5330,8 @@ export interface operations {
                      *           "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
                      *           "title": "March spending review",
                      *           "error": null,
+                     *           "last_message_at": "2024-03-28T18:30:00Z",
+                     *           "message_count": 2,
                      *           "created_at": "2024-03-28T18:30:00Z",
                      *           "updated_at": "2024-03-28T18:31:12Z"
                      *         }
@@ -5329,6 +5390,8 @@ export interface operations {
                      *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
                      *         "title": "March spending review",
                      *         "error": null,
+                     *         "last_message_at": "2024-03-28T18:30:00Z",
+                     *         "message_count": 2,
                      *         "messages": [
                      *           {
                      *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
@@ -5365,7 +5428,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description The body breaks the contract, for example an empty `title`. */
+            /** @description The body breaks the contract, for example an empty `title` or neither `title` nor `message`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +5449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["MessageLimited"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -5420,6 +5483,8 @@ export interface operations {
                      *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
                      *         "title": "March spending review",
                      *         "error": null,
+                     *         "last_message_at": "2024-03-28T18:30:00Z",
+                     *         "message_count": 2,
                      *         "messages": [
                      *           {
                      *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
@@ -5546,6 +5611,8 @@ export interface operations {
                      *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
                      *         "title": "Coffee budget",
                      *         "error": null,
+                     *         "last_message_at": "2024-03-28T18:30:00Z",
+                     *         "message_count": 2,
                      *         "messages": [
                      *           {
                      *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
@@ -5675,7 +5742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["MessageLimited"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -5716,7 +5783,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
-            /** @description The chat has no assistant message to retry. */
+            /** @description The chat has no assistant message, or its latest reply is still being written. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5736,7 +5803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["MessageLimited"];
             default: components["responses"]["UnexpectedError"];
         };
     };

@@ -111,8 +111,9 @@ export function rateLimitHeaders(limit: number, remaining: number, resetInSecond
 }
 
 export class RateLimited extends AppError {
-  constructor(limit: number, current: number, resetInSeconds: number) {
-    const message = `Rate limit exceeded. Try again in ${resetInSeconds} seconds.`;
+  /** `what` names the limit when it is not the request rate limit. */
+  constructor(limit: number, current: number, resetInSeconds: number, what = 'Rate limit exceeded') {
+    const message = `${what}. Try again in ${resetInSeconds} seconds.`;
     super(
       429,
       'rate_limit_exceeded',
@@ -124,11 +125,5 @@ export class RateLimited extends AppError {
         'Retry-After': String(resetInSeconds),
       },
     );
-  }
-}
-
-export class NotImplemented extends AppError {
-  constructor(operationId: string) {
-    super(501, 'not_implemented', `${operationId} is not implemented yet`);
   }
 }

@@ -1,24 +1,34 @@
 import { run, runOnce, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { AiProviderConfig } from '../config.ts';
 import { accountSyncTask } from './account-sync.task.ts';
+import { assistantReplyTask } from './assistant-reply.task.ts';
 import { importProcessTask } from './import-process.task.ts';
 import { importRevertTask } from './import-revert.task.ts';
 import { workerLogger } from './job-queue.ts';
 import { startWorkerLiveness } from './worker-liveness.ts';
 
-/** Every task the service runs in the background, by identifier. */
-export const taskList: TaskList = {
-  account_sync: accountSyncTask,
-  import_process: importProcessTask,
-  import_revert: importRevertTask,
-};
+/** What tasks need beyond the database: the assistant's model server, if one is configured. */
+export interface TaskSettings {
+  ai?: AiProviderConfig | undefined;
+  logger?: Logger | undefined;
+}
 
-export interface WorkerOptions {
+/** Every task the service runs in the background, by identifier. */
+export function createTaskList(settings: TaskSettings = {}): TaskList {
+  return {
+    account_sync: accountSyncTask,
+    import_process: importProcessTask,
+    import_revert: importRevertTask,
+    assistant_reply: assistantReplyTask(settings.ai, settings.logger),
+  };
+}
+
+export interface WorkerOptions extends TaskSettings {
   connectionString: string;
   concurrency: number;
   pollIntervalMs: number;
-  logger?: Logger;
 }
 
 /** A running job runner. */
@@ -44,7 +54,7 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
     noHandleSignals: true,
     logger: workerLogger(options.logger),
     events: liveness.events,
-    taskList,
+    taskList: createTaskList(options),
   }).catch(async (error: unknown) => {
     await liveness.stop();
     throw error;
@@ -62,12 +72,13 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
  * the queue to drain. graphile-worker's runOnce can resolve while the completion of its last job
  * is still on its way to the database, so the queue itself is asked.
  */
-export async function drainJobs(connectionString: string, logger?: Logger): Promise<void> {
+export async function drainJobs(connectionString: string, settings: TaskSettings = {}): Promise<void> {
+  const taskList = createTaskList(settings);
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
     for (;;) {
-      await runOnce({ connectionString, taskList, noHandleSignals: true, logger: workerLogger(logger) });
+      await runOnce({ connectionString, taskList, noHandleSignals: true, logger: workerLogger(settings.logger) });
       const { rows } = await client.query<{ busy: boolean }>(
         `select exists (select 1 from graphile_worker.jobs
            where locked_at is not null or (run_at <= now() and attempts < max_attempts)) as busy`,

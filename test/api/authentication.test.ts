@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../server/api-keys/api-key.entity.ts';
 import { issueApiKey, revokeApiKey } from '../../server/api-keys/api-key.service.ts';
+import { loadConfig } from '../../server/config.ts';
+import { handlers } from '../../server/handlers.ts';
+import { createAccessGate } from '../../server/http/access-gate.ts';
+import { createApiRouter } from '../../server/http/api-router.ts';
+import { loadOpenApiDocument } from '../../server/http/openapi-document.ts';
 import { User } from '../../server/users/user.entity.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -102,12 +107,18 @@ describe('scopes', () => {
   });
 });
 
-describe('operations not built yet', () => {
-  it.each(['listChats'] as const)('%s answers 501 not_implemented in the error shape', async (operationId) => {
-    const withAi = await createHousehold(server, { aiEnabled: true });
-    const response = await server.api.call(operationId, { key: withAi.readKey });
-    expect(response.status).toBe(501);
-    expect(response.body.error).toBe('not_implemented');
+describe('handlers', () => {
+  it('refuses to build the API when an operation of the contract has no handler', async () => {
+    await expect(
+      createApiRouter({
+        document: loadOpenApiDocument(),
+        handlers: { ...handlers, listTags: undefined },
+        orm: server.orm,
+        jsonBodyLimit: 1024,
+        accessGate: createAccessGate(loadConfig({}), Date.now),
+        aiAvailable: false,
+      }),
+    ).rejects.toThrow(/without a handler: .*listTags/);
   });
 });
 

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handlers } from '../../server/handlers.ts';
 import type { OperationId } from '../../server/http/contract.ts';
 import { loadOpenApiDocument } from '../../server/http/openapi-document.ts';
 import { databaseSnapshot } from '../support/database-snapshot.ts';
@@ -8,26 +7,36 @@ import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/te
 import { createFixtures, createTransaction } from '../support/transactions-fixtures.ts';
 
 /**
- * Every implemented operation that takes a JSON body, read from the contract: each must answer
- * malformed or misshapen input with a 4xx in the error shape and leave every table as it was.
+ * Every operation that takes a JSON body with a credential, read from the contract: each must
+ * answer malformed or misshapen input with a 4xx in the error shape and leave every table as it was.
  */
 const document = loadOpenApiDocument();
 const writeOperations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
   Object.entries(item ?? {}).flatMap(([method, operation]) => {
-    const op = operation as { operationId?: OperationId; requestBody?: unknown };
-    return op.operationId && op.requestBody && handlers[op.operationId]
+    const op = operation as { operationId?: OperationId; requestBody?: unknown; security?: unknown[] };
+    return op.operationId && op.requestBody && op.security?.length !== 0
       ? [{ id: op.operationId, method: method.toUpperCase(), path }]
       : [];
   }),
 );
+
+const AI_STAND_IN = {
+  baseUrl: 'http://127.0.0.1:9/v1',
+  apiKey: undefined,
+  model: 'stand-in',
+  timeoutSeconds: 1,
+  maxRetries: 0,
+  contextTokens: 12_000,
+};
 
 let server: TestServer;
 let household: TestHousehold;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  server = await startTestServer();
-  household = await createHousehold(server);
+  // A provider that is never called: bad input must not get as far as queueing a reply.
+  server = await startTestServer({ ai: { ...AI_STAND_IN } });
+  household = await createHousehold(server, { aiEnabled: true });
   const fixtures = await createFixtures(server, household.writeKey);
   const transaction = await createTransaction(server, household.writeKey, {
     account_id: fixtures.accounts.checking.id,
@@ -54,7 +63,9 @@ beforeAll(async () => {
     key: household.writeKey,
     body: { raw_file_content: 'date,amount\n2024-01-01,1', account_id: fixtures.accounts.checking.id },
   });
+  const chat = await server.api.call('createChat', { key: household.writeKey, body: { title: 'Bad input' } });
   Object.assign(ids, {
+    Chat: chat.body.data.id,
     Import: pendingImport.body.data.id,
     Tag: fixtures.tags.work.id,
     Transaction: transaction.id,
@@ -67,8 +78,8 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 function concretePath(operation: { id: string; path: string }): string {
-  return operation.path.replace(/\{id\}/, () => {
-    const resource = operation.id.replace(/^(update|delete)/, '');
+  return operation.path.replace(/\{(id|chat_id)\}/, (_, name: string) => {
+    const resource = name === 'chat_id' ? 'Chat' : operation.id.replace(/^(update|delete)/, '');
     const id = ids[resource];
     if (!id) throw new Error(`no fixture id for ${operation.id}`);
     return id;
@@ -119,12 +130,15 @@ it('covers every implemented write operation', () => {
     [
       'createAccount',
       'createCategory',
+      'createChat',
+      'createChatMessage',
       'createImport',
       'createMerchant',
       'createTag',
       'createTrade',
       'createTransaction',
       'createValuation',
+      'updateChat',
       'updateImport',
       'updateTag',
       'updateTrade',

@@ -1,7 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { createOpenApiAjv } from '../../server/http/ajv.ts';
 import { loadOpenApiDocument } from '../../server/http/openapi-document.ts';
-import { handlers } from '../../server/handlers.ts';
 import type { OperationId } from '../../server/http/contract.ts';
 import { escapePointer, resolveRef, schemaValidator } from '../support/contract-client.ts';
 import type { Schema } from './schema-arbitrary.ts';
@@ -18,6 +17,11 @@ export interface FuzzOperation {
   path: string;
   /** The resource its path names (`transactions` for `/api/v1/transactions/{id}`). */
   resource: string;
+  /**
+   * Whether the records it answers with are of that resource: not for a sub-resource such as
+   * `/chats/{chat_id}/messages`, whose ids are messages, not chats.
+   */
+  answersWithResource: boolean;
   scope: 'read' | 'read_write';
   /** Name of the path parameter, when the path has one. */
   pathParameter?: string;
@@ -38,12 +42,12 @@ function inline(node: unknown): unknown {
 }
 const document = loadOpenApiDocument();
 
-/** Every operation of the contract that has a handler; the 501 ones join as their issues land. */
+/** Every operation of the contract that takes a credential (sign-in has suites of its own). */
 export const fuzzOperations: FuzzOperation[] = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
   Object.entries(item ?? {}).flatMap(([method, node]) => {
     const operation = node as Schema;
     const id = operation.operationId as OperationId | undefined;
-    if (!id || !handlers[id]) return [];
+    if (!id || (operation.security as unknown[] | undefined)?.length === 0) return [];
     const parameters = ((operation.parameters ?? []) as Schema[]).map((parameter) => resolveRef(parameter));
     const query = parameters
       .filter((parameter) => parameter.in === 'query')
@@ -56,6 +60,7 @@ export const fuzzOperations: FuzzOperation[] = Object.entries(document.paths ?? 
         method: method.toUpperCase(),
         path,
         resource: path.split('/')[3]!,
+        answersWithResource: /^\/api\/v1\/[^/]+(\/\{\w+\})?$/.test(path),
         scope: operation['x-scope'] === 'read_write' ? 'read_write' : 'read',
         pathParameter: /\{(\w+)\}/.exec(path)?.[1],
         query,

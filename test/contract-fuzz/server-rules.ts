@@ -30,6 +30,11 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
     message:
       /^(Only a (pending|complete) import can be (changed|published|reverted) \(this one is \w+\)|The CSV cannot be read with this configuration: .+|The import has no rows|The import has \d+ invalid rows?; fix the configuration or the CSV first)$/,
   },
+  {
+    rule: 'a chat holds at most 1,000 messages; a retry needs an assistant message that is not pending',
+    message:
+      /^(This chat is full \(\d+ messages\); start a new chat to go on|No assistant message to retry|The latest reply is still being written; retry it once it has ended)$/,
+  },
 ];
 
 /** Whether a 422 to a schema-valid request names only rules the contract lists as the server's own. */

@@ -55,8 +55,9 @@ export async function startTestServer(
     advance: (ms: number) => void (offset += ms),
     reset: () => void (offset = 0),
   };
+  const config = { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, ...overrides };
   const app = await createApp({
-    config: { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, ...overrides },
+    config,
     orm,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     sealingKey,
@@ -74,7 +75,7 @@ export async function startTestServer(
     sealingKey,
     time,
     em: () => orm.em.fork(),
-    drainJobs: () => drainJobs(url),
+    drainJobs: () => drainJobs(url, { ai: config.ai }),
     query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
     async close() {
       server.closeAllConnections();
