@@ -10,6 +10,8 @@ import { runTool, toolDefinitions, type ToolContext } from './tools/assistant-to
 
 /** Model turns that may ask for tools; the turn after the last must answer in words. */
 export const MAX_TOOL_ROUNDS = 6;
+/** Tool calls run per turn; more are answered with an error (6 x 10 stays within a message's 64). */
+const MAX_CALLS_PER_ROUND = 10;
 /** A reply is cut here (the contract's bound of a message's content). */
 const MAX_CONTENT = 100_000;
 /** Streamed text reaches the database at most this often: a polling client sees it grow. */
@@ -83,7 +85,7 @@ async function saveToolCall(
      select gen_random_uuid(), m.id, ?, ?, ?::jsonb, ?::jsonb from chat_messages m
      where m.id = ?::uuid and m.status = 'pending'
      returning id`,
-    [call.id, call.name.slice(0, 64), JSON.stringify(outcome.arguments), JSON.stringify(outcome.result), messageId],
+    [call.id.slice(0, 255), call.name.slice(0, 64), JSON.stringify(outcome.arguments), JSON.stringify(outcome.result), messageId],
   );
   if (!rows.length) throw new ReplyGone();
 }
@@ -118,6 +120,8 @@ async function writeReply(deps: ReplyDependencies, chatId: string, reply: Pendin
     provider.contextTokens,
   );
   const tools = toolDefinitions() as ChatCompletionTool[];
+  // A run cut short (a worker that died) left what it had written: this run writes it all again.
+  await run(db, 'delete from chat_tool_calls where message_id = ?::uuid', [reply.id]);
   const stop = new AbortController();
   let content = '';
   let flushedAt = Date.now();
@@ -147,10 +151,18 @@ async function writeReply(deps: ReplyDependencies, chatId: string, reply: Pendin
           function: { name: call.name, arguments: call.arguments },
         })),
       });
-      for (const call of calls) {
-        const outcome = await runTool(toolContext, call.name, call.arguments);
-        await saveToolCall(db, reply.id, call, outcome);
-        messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(outcome.result) });
+      for (const [index, call] of calls.entries()) {
+        let result: Record<string, unknown> = {
+          error: 'too_many_calls',
+          message: `At most ${MAX_CALLS_PER_ROUND} tool calls are run per turn; ask again for what is still missing.`,
+        };
+        if (index < MAX_CALLS_PER_ROUND) {
+          const outcome = await runTool(toolContext, call.name, call.arguments);
+          await saveToolCall(db, reply.id, call, outcome);
+          result = outcome.result;
+        }
+        // Every call the model made needs an answer, or the provider refuses the next request.
+        messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
       }
       if (content && !content.endsWith('\n')) await onText('\n\n');
     }

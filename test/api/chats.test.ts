@@ -291,6 +291,19 @@ describe('chats: the assistant', () => {
     expect(JSON.stringify(byAccount.function_result.unmatched_names)).toContain('Secret Savings');
   });
 
+  it('runs at most 10 tool calls per turn and answers the rest with an error', async () => {
+    const from = model.requests.length;
+    const calls = Array.from({ length: 12 }, (_, i) => ({ id: `many_${i}`, name: 'get_accounts', arguments: {} }));
+    model.script({ toolCalls: calls }, { text: 'Done.' });
+    const chat = await askAndAnswer('Many calls');
+    expect(chat.messages[1].tool_calls).toHaveLength(10);
+    const answers = completions(from)[1]!.body.messages.filter((message: { role: string }) => message.role === 'tool');
+    expect(answers.map((answer: { tool_call_id: string }) => answer.tool_call_id)).toEqual(
+      calls.map((call) => call.id),
+    );
+    expect(JSON.parse(answers[11].content).error).toBe('too_many_calls');
+  });
+
   it('streams: a client polling the chat sees the reply grow before it is complete', async () => {
     const text = 'Streaming reply that arrives in several pieces over time.';
     model.script({ text, chunks: 12, delayMs: 120 });

@@ -200,9 +200,37 @@ describe('admin CLI: sign-in', () => {
     expect((await login(server, household.email)).status).toBe(200);
   });
 
+  it('enable-ai and disable-ai switch the assistant for a user and say whether a provider is configured', async () => {
+    const household = await createHousehold(server);
+    const flag = async () =>
+      (
+        await server.query<{ ai_enabled: boolean }>('select ai_enabled from users where id = $1', [household.userId])
+      )[0]!.ai_enabled;
+    const enabled = await adminWith(
+      { env: { AI_BASE_URL: 'http://127.0.0.1:11434/v1' } },
+      'enable-ai',
+      '--email',
+      household.email,
+    );
+    expect(enabled.code).toBe(0);
+    expect(lastLine(enabled.stdout)).toEqual({
+      user_id: household.userId,
+      ai_enabled: true,
+      provider_configured: true,
+    });
+    expect(await flag()).toBe(true);
+    const disabled = await admin('disable-ai', '--email', household.email);
+    expect(lastLine(disabled.stdout)).toEqual({
+      user_id: household.userId,
+      ai_enabled: false,
+      provider_configured: false,
+    });
+    expect(await flag()).toBe(false);
+  });
+
   it('refuses an unknown email with exit code 2 and changes nothing', async () => {
-    const commands = ['revoke-tokens', 'enable-mfa', 'disable-mfa'];
-    const before = await server.query('select otp_required, otp_secret from users order by id');
+    const commands = ['revoke-tokens', 'enable-mfa', 'disable-mfa', 'enable-ai', 'disable-ai'];
+    const before = await server.query('select otp_required, otp_secret, ai_enabled from users order by id');
     const outcomes = await Promise.all(
       commands.map((command) => adminShared(command, '--email', 'nobody@example.com')),
     );
@@ -210,6 +238,6 @@ describe('admin CLI: sign-in', () => {
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toMatch(/no user with email nobody@example.com/);
     }
-    expect(await server.query('select otp_required, otp_secret from users order by id')).toEqual(before);
+    expect(await server.query('select otp_required, otp_secret, ai_enabled from users order by id')).toEqual(before);
   });
 });

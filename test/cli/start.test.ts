@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModelTestServer } from '../support/model-test-server.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let database: TestServer;
@@ -18,7 +19,12 @@ afterAll(async () => {
 });
 
 /** Starts the service as `npm start` does (server/main.ts), on this file's database and a free port. */
-function start(): { child: ChildProcess; banner: Promise<string>; exited: Promise<number | null>; logs: () => string } {
+function start(env: Record<string, string> = {}): {
+  child: ChildProcess;
+  banner: Promise<string>;
+  exited: Promise<number | null>;
+  logs: () => string;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env: {
       ...process.env,
@@ -27,6 +33,7 @@ function start(): { child: ChildProcess; banner: Promise<string>; exited: Promis
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,6 +56,7 @@ describe('npm start', () => {
   it('migrates, creates the demo household, prints a working key, and stops cleanly on Ctrl-C', async () => {
     const first = start();
     const banner = await first.banner;
+    expect(banner).toContain('assistant: not available');
     const base = /running at (http:\/\/localhost:\d+)\/api\/v1/.exec(banner)![1]!;
     const key = /read_write API key:\s+([0-9a-f]{64})/.exec(banner)![1]!;
     expect((await readFile(path.join(dataDir, 'demo-api-key'), 'utf8')).trim()).toBe(key);
@@ -78,11 +86,38 @@ describe('npm start', () => {
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     expect(first.logs()).not.toContain(key);
 
-    // A second start finds the household and prints the same key.
-    const second = start();
-    expect(await second.banner).toContain(key);
-    expect(await database.query('select count(*)::int as families from families')).toEqual([{ families: 1 }]);
-    second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
+    // A second start finds the household and prints the same key. With a model server configured,
+    // the demo user may ask the assistant, and the worker inside npm start writes the reply.
+    const model = await startModelTestServer();
+    try {
+      const second = start({ AI_BASE_URL: model.baseUrl, AI_MODEL: 'test-model' });
+      const secondBanner = await second.banner;
+      expect(secondBanner).toContain(key);
+      expect(secondBanner).toMatch(/assistant: available, model test-model at 127\.0\.0\.1:\d+/);
+      expect(await database.query('select count(*)::int as families from families')).toEqual([{ families: 1 }]);
+      const secondBase = /running at (http:\/\/localhost:\d+)\/api\/v1/.exec(secondBanner)![1]!;
+      model.script({ text: 'You have several accounts.' });
+      const created = await fetch(`${secondBase}/api/v1/chats`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'What accounts do I have?' }),
+      });
+      expect(created.status).toBe(201);
+      const chatId = ((await created.json()) as { data: { id: string } }).data.id;
+      const reply = async () => {
+        const response = await fetch(`${secondBase}/api/v1/chats/${chatId}`, { headers: { 'x-api-key': key } });
+        return ((await response.json()) as { data: { messages: { status: string; content: string }[] } }).data
+          .messages[1]!;
+      };
+      const replyDeadline = Date.now() + 30_000;
+      while ((await reply()).status === 'pending' && Date.now() < replyDeadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await reply()).toMatchObject({ status: 'complete', content: 'You have several accounts.' });
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    } finally {
+      await model.close();
+    }
   });
 });
