@@ -85,7 +85,13 @@ async function saveToolCall(
      select gen_random_uuid(), m.id, ?, ?, ?::jsonb, ?::jsonb from chat_messages m
      where m.id = ?::uuid and m.status = 'pending'
      returning id`,
-    [call.id.slice(0, 255), call.name.slice(0, 64), JSON.stringify(outcome.arguments), JSON.stringify(outcome.result), messageId],
+    [
+      call.id.slice(0, 255),
+      call.name.slice(0, 64),
+      JSON.stringify(outcome.arguments),
+      JSON.stringify(outcome.result),
+      messageId,
+    ],
   );
   if (!rows.length) throw new ReplyGone();
 }
