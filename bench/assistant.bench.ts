@@ -15,6 +15,7 @@ import { runTool } from '../server/ai/tools/assistant-tool.ts';
 import { createChat } from '../server/chats/chat.service.ts';
 import type { AiProviderConfig } from '../server/config.ts';
 import { openOrm } from '../server/db/orm.ts';
+import { plannedPerCall } from '../server/db/sql.ts';
 import { startWorker } from '../server/jobs/worker.ts';
 import { startModelTestServer, type ModelTestServer } from '../test/support/model-test-server.ts';
 import { machineInfo } from './machine.ts';
@@ -58,7 +59,8 @@ const TOOL_CALLS: [label: string, name: string, args: Record<string, unknown>][]
 ];
 
 async function toolTimes(db: pg.Client, familyId: string, currency: string) {
-  const context = { db, familyId, currency, today: daysAgo(0) };
+  // As the job runs them: planned for their own arguments (server/ai/reply-writer.ts).
+  const context = { db: plannedPerCall(db), familyId, currency, today: daysAgo(0) };
   const rows = [];
   for (const [label, name, args] of TOOL_CALLS) {
     const text = JSON.stringify(args);

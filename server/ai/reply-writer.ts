@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
 import type { AiProviderConfig } from '../config.ts';
-import { runStatement, type Queryable } from '../db/sql.ts';
+import { plannedPerCall, runStatement, type Queryable } from '../db/sql.ts';
 import { streamCompletion, type RequestedToolCall } from './completion-stream.ts';
 import { conversationMessages, type HistoryMessage } from './conversation.ts';
 import { failureSentence } from './provider-errors.ts';
@@ -119,7 +119,12 @@ async function writeReply(deps: ReplyDependencies, chatId: string, reply: Pendin
   const { db, client, provider } = deps;
   const model = reply.model ?? provider.model;
   const today = new Date().toISOString().slice(0, 10);
-  const toolContext: ToolContext = { db, familyId: reply.family_id, currency: reply.currency, today };
+  const toolContext: ToolContext = {
+    db: plannedPerCall(db),
+    familyId: reply.family_id,
+    currency: reply.currency,
+    today,
+  };
   const messages: ChatCompletionMessageParam[] = conversationMessages(
     { currency: reply.currency, today },
     await historyBefore(db, chatId, reply.seq),
