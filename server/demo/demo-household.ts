@@ -111,7 +111,8 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
       familyId: family.id,
       accountId,
       date: isoDate(day),
-      amount: toDecimal(amount),
+      // Whole cents, as a bank shows them: sums (the assistant's totals) then read as money too.
+      amount: toDecimal(Math.round(amount * 100) / 100),
       currency: family.currency,
       name,
       notes,

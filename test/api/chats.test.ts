@@ -322,6 +322,22 @@ describe('chats: the assistant', () => {
     expect((await getChat(chat)).body.data.messages[1]).toMatchObject({ status: 'complete', content: text });
   });
 
+  it('asks the model a message names, and records it on both messages', async () => {
+    const from = model.requests.length;
+    model.script({ text: 'From the other model.' });
+    const created = await createChat({ message: 'Which model?', model: 'llama3.1:8b' });
+    expect(created.body.data.messages.map((m: { model: string | null }) => m.model)).toEqual([
+      'llama3.1:8b',
+      'llama3.1:8b',
+    ]);
+    await server.drainJobs();
+    expect(completions(from)[0]!.body.model).toBe('llama3.1:8b');
+    expect((await getChat(created.body.data.id)).body.data.messages[1]).toMatchObject({
+      model: 'llama3.1:8b',
+      content: 'From the other model.',
+    });
+  });
+
   it('answers two quick messages in order, the second with the first exchange in its history', async () => {
     const chat = (await createChat({ title: 'Quick' })).body.data.id as string;
     const from = model.requests.length;
@@ -448,6 +464,40 @@ describe('chats: concurrency and limits', () => {
       expect(detail.messages[i + 1]).toMatchObject({ type: 'assistant_message', status: 'complete' });
     }
     expect(model.pending()).toBe(0);
+  });
+
+  it('takes 20 concurrent new chats, renames and deletes: no 5xx, counts consistent, one delete wins', async () => {
+    model.script(...Array.from({ length: 20 }, () => ({ text: 'Hi.' })));
+    const created = await Promise.all(Array.from({ length: 20 }, (_, i) => createChat({ message: `Start ${i}` })));
+    expect(created.map((r) => r.status)).toEqual(Array(20).fill(201));
+    await server.drainJobs();
+    const ids = created.map((r) => r.body.data.id as string);
+    const counts = await server.query<{ message_count: number; n: string }>(
+      `select c.message_count, (select count(*) from chat_messages m where m.chat_id = c.id) as n
+       from chats c where c.id = any($1::uuid[])`,
+      [ids],
+    );
+    expect(counts).toHaveLength(20);
+    for (const row of counts) expect([row.message_count, Number(row.n)]).toEqual([2, 2]);
+
+    const target = ids[0]!;
+    const titles = Array.from({ length: 20 }, (_, i) => `Title ${i}`);
+    const renamed = await Promise.all(
+      titles.map((title) =>
+        server.api.call('updateChat', { key: household.writeKey, params: { id: target }, body: { title } }),
+      ),
+    );
+    expect(renamed.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(titles).toContain((await getChat(target)).body.data.title);
+
+    const deleted = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        server.api.call('deleteChat', { key: household.writeKey, params: { id: target } }),
+      ),
+    );
+    expect(deleted.filter((r) => r.status === 204)).toHaveLength(1);
+    expect(deleted.filter((r) => r.status === 404)).toHaveLength(19);
+    expect(await server.query('select id from chat_messages where chat_id = $1', [target])).toEqual([]);
   });
 
   it('accepts exactly one of 20 concurrent retries', async () => {
