@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../server/api-keys/api-key.service.ts';
 import type { AiProviderConfig } from '../../server/config.ts';
+import { User } from '../../server/users/user.entity.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startModelTestServer, type ModelTestServer } from '../support/model-test-server.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -150,6 +152,21 @@ describe('chats: operations', () => {
     const listed = await server.api.call('listChats', { key: other.readKey, query: { per_page: 100 } });
     expect(listed.body.data.map((c: { id: string }) => c.id)).not.toContain(chat);
     expect((await getChat(chat)).status).toBe(200);
+  });
+
+  it("keeps a chat from another member of the same family: 404, and the member's list leaves it out", async () => {
+    const chat = (await createChat({ title: 'Mine alone' })).body.data.id as string;
+    // A second member of the household (there is no API for members yet): password-less, AI on.
+    const [member] = await server.query<{ id: string }>(
+      `insert into users (id, family_id, email, ai_enabled) values (gen_random_uuid(), $1, $2, true) returning id`,
+      [household.familyId, `member-${Date.now()}@example.test`],
+    );
+    const em = server.em();
+    const { key } = await issueApiKey(em, { user: await em.findOneOrFail(User, member!.id), scope: 'read_write' });
+    expect((await getChat(chat, key)).status).toBe(404);
+    expect((await send(chat, 'hello', key)).status).toBe(404);
+    const listed = await server.api.call('listChats', { key, query: { per_page: 100 } });
+    expect(listed.body.data.map((c: { id: string }) => c.id)).not.toContain(chat);
   });
 
   it('lets a read key list and show but not write', async () => {
