@@ -2,7 +2,7 @@ import type { SchemaObject, SchemaValue } from './schema-json.ts';
 
 /**
  * The field notation of schemas/source (README.md there): one line per field that expands to the
- * field's JSON Schema, e.g. `string! max 64`, `integer 0..100`, `enum? @event-actions`,
+ * field's JSON Schema, e.g. `string! max 64`, `integer 0..100`, `integer enum 6 | 8`, `enum? @event-actions`,
  * `array max-items 249 of enum @countries`.
  */
 
@@ -148,6 +148,9 @@ class NotationParser {
       if (token.text === 'max' && !token.quoted) {
         if (!base.stringLike) throw new NotationError(`"max" (maximum length) applies to strings, not to ${word}`);
         setOnce(schema, 'maxLength', this.integer('max'), 'max');
+      } else if (token.text === 'enum' && !token.quoted) {
+        if (word !== 'integer') throw new NotationError(`"enum" after a type applies to integer, not to ${word}`);
+        setOnce(schema, 'enum', this.integerValues(nullable), 'enum');
       } else if (token.text === 'pattern' && !token.quoted) {
         if (!base.stringLike) throw new NotationError(`"pattern" applies to strings, not to ${word}`);
         setOnce(schema, 'pattern', this.pattern(), 'pattern');
@@ -173,6 +176,17 @@ class NotationParser {
       throw new NotationError(`expected a whole number after "${after}", found "${token.text}"`);
     }
     return toNumber(token.text, 'integer');
+  }
+
+  /** N | N ...: the values of an integer enum (`integer enum 6 | 8`); `integer?` adds null first. */
+  private integerValues(nullable: boolean): SchemaValue[] {
+    const values: SchemaValue[] = nullable ? [null] : [];
+    values.push(this.integer('enum'));
+    while (this.peek() === '|') {
+      this.position += 1;
+      values.push(this.integer('|'));
+    }
+    return values;
   }
 
   private pattern(): string {

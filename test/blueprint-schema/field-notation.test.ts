@@ -25,6 +25,8 @@ describe('parseFieldNotation', () => {
     ['enum a|b | "x y"', { type: 'string', enum: ['a', 'b', 'x y'] }],
     ['enum @sizes', { type: 'string', enum: ['S', 'M'] }],
     ['enum? a | b', { type: ['string', 'null'], enum: [null, 'a', 'b'] }],
+    ['integer enum 6 | 8', { type: 'integer', enum: [6, 8] }],
+    ['integer? enum 6', { type: ['integer', 'null'], enum: [null, 6] }],
     ['array of uuid', { type: 'array', items: { type: 'string', format: 'uuid' } }],
     ['array max-items 3 of enum @sizes', { type: 'array', items: { type: 'string', enum: ['S', 'M'] }, maxItems: 3 }],
     [
@@ -51,6 +53,9 @@ describe('parseFieldNotation', () => {
     ['string max 5 max 6', /given twice/],
     ['boolean yes', /unexpected "yes" after boolean/],
     ['enum "a', /unclosed quote/],
+    ['string enum 6', /"enum" after a type applies to integer/],
+    ['integer enum six', /whole number after "enum"/],
+    ['integer enum 6 |', /a number after "\|" at the end/],
   ])('rejects %j', (notation, message) => {
     expect(() => parseFieldNotation(notation, lists)).toThrow(NotationError);
     expect(() => parseFieldNotation(notation, lists)).toThrow(message);

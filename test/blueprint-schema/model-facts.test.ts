@@ -16,6 +16,15 @@ interface Facts {
   >;
 }
 
+/**
+ * Where the release's schema is wrong about the service, the schema says what the service does
+ * (schemas/source/models.yaml gives the reason next to the field).
+ */
+const deviations: Record<string, unknown> = {
+  // An integer field with choices in the service; the release's schema lists the strings "6", "8".
+  'idp_stages_authenticator_totp.authenticatortotpstage.digits': { type: 'integer', enum: [6, 8] },
+};
+
 type Definitions = Record<string, { properties: Record<string, Record<string, unknown>>; required: string[] }>;
 
 /** A field schema without descriptions and with nullable type arrays in one order. */
@@ -56,7 +65,8 @@ describe.skipIf(factsAbsent)('the schema keeps the facts of blueprint-models.jso
     const fields = definitions[`model_${model}`]!;
     expect(Object.keys(fields.properties)).toEqual(Object.keys(fact.fields));
     for (const [field, fieldFact] of Object.entries(fact.fields)) {
-      expect(comparable(fields.properties[field]), `${model}.${field}`).toEqual(comparable(fieldFact));
+      const expected = deviations[`${model}.${field}`] ?? fieldFact;
+      expect(comparable(fields.properties[field]), `${model}.${field}`).toEqual(comparable(expected));
     }
     expect(fields.required).toEqual([]);
 

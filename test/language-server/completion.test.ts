@@ -8,17 +8,19 @@ import { isObject, type ModelInfo } from '../../language-server/src/service/sche
 import { blueprintTags, conditionModes } from '../../language-server/src/service/tag-table.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
 import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
+import { withStringDigits } from './helpers.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
-const { index } = createLanguageService({ schema: JSON.parse(readFileSync(schemaPath, 'utf8')) as object });
+const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as object;
+const { index } = createLanguageService({ schema });
 const tagNames = blueprintTags.map((tag) => tag.name);
 
 /** Completion at the marker (`|` unless the text needs that character) of a blueprint written with one. */
-function complete(source: string, marker = '|') {
+function complete(source: string, marker = '|', schemaIndex = index) {
   const offset = source.indexOf(marker);
   if (offset < 0 || source.indexOf(marker, offset + 1) >= 0) throw new Error(`expected one ${marker} in ${source}`);
   const text = source.slice(0, offset) + source.slice(offset + marker.length);
-  const result = doComplete(text, parseBlueprint(text).root, offset, index);
+  const result = doComplete(text, parseBlueprint(text).root, offset, schemaIndex);
   const item = (label: string) => {
     const found = result.items.find((candidate) => candidate.label === label);
     if (!found)
@@ -147,10 +149,10 @@ describe('model values', () => {
 });
 
 describe('state values', () => {
-  it('offers the model’s states, then the tags', () => {
+  it('offers the model’s four states and nothing else (no tags)', () => {
     const result = complete(`entries:\n  - model: ${FLOW}\n    state: |`);
-    expect(result.nonTags).toEqual(model(FLOW).stateValues);
-    expect(model(FLOW).stateValues).toContain('absent');
+    expect(result.labels).toEqual(model(FLOW).stateValues);
+    expect([...model(FLOW).stateValues].sort()).toEqual(['absent', 'created', 'must_created', 'present']);
   });
 });
 
@@ -247,11 +249,14 @@ describe('values after `field: `', () => {
     expect(flow.nonTags).toEqual(['true', 'false']);
   });
 
-  it('quotes enum strings that YAML would read as numbers', () => {
+  it('offers integer enum values as numbers, and quotes enum strings that YAML would read as numbers', () => {
     const totp = 'idp_stages_authenticator_totp.authenticatortotpstage';
-    expect(field(totp, 'digits').enum).toEqual(['6', '8']);
-    const result = complete(`entries:\n  - model: ${totp}\n    attrs:\n      digits: |`);
-    expect(result.nonTags).toEqual(['"6"', '"8"']);
+    const source = `entries:\n  - model: ${totp}\n    attrs:\n      digits: |`;
+    expect(field(totp, 'digits').enum).toEqual([6, 8]);
+    expect(complete(source).nonTags).toEqual(['6', '8']);
+    // The release's own schema lists digits as the strings "6" and "8".
+    const release = createLanguageService({ schema: withStringDigits(schema) }).index;
+    expect(complete(source, '|', release).nonTags).toEqual(['"6"', '"8"']);
   });
 
   it('inside quotes: the bare value, no tags', () => {

@@ -25,3 +25,17 @@ export function covered(text: string, problem: { range: readonly [number, number
 export function withoutFixes(problems: readonly Problem[]): Omit<Problem, 'fixes'>[] {
   return problems.map(({ fixes: _fixes, ...rest }) => rest);
 }
+
+/**
+ * A copy of the schema with `digits` of the TOTP stage as the release's own schema has it (the
+ * strings "6" and "8"; ours follows the service, whose field is an integer): a string enum of
+ * number-like values, for the rules and completions that only such a field shows.
+ */
+export function withStringDigits(schema: object): object {
+  const copy = structuredClone(schema) as { definitions: Record<string, { properties: Record<string, unknown> }> };
+  copy.definitions['model_idp_stages_authenticator_totp.authenticatortotpstage']!.properties.digits = {
+    type: 'string',
+    enum: ['6', '8'],
+  };
+  return copy;
+}

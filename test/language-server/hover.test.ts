@@ -100,7 +100,11 @@ describe('hover on the model', () => {
   it('a case-only mismatch still finds the model, and says so', () => {
     const found = hover('entries:\n  - model: IDP_flows.F‸low\n');
     expect(found?.markdown).toContain('`idp_flows.flow` — a model of the app');
-    expect(found?.markdown).toContain('Written `IDP_flows.Flow`');
+    expect(found?.markdown).toContain(
+      'Written `IDP_flows.Flow`: the app label is case-sensitive, so the service finds no model.',
+    );
+    const modelPart = hover('entries:\n  - model: idp_flows.F‸low\n');
+    expect(modelPart?.markdown).toContain('Written `idp_flows.Flow`: the service lowercases the model part.');
   });
 
   it('an unknown model: a note with the nearest names', () => {

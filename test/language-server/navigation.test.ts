@@ -150,6 +150,30 @@ describe('quick fixes', () => {
     fixed(flow('    state: presnt\n    identifiers:\n      slug: x\n'), 'state-invalid');
   });
 
+  it('quotes a number label as written, and an empty one', () => {
+    const labels = (value: string) => `version: 1\nmetadata:\n  name: m\n  labels:\n    a:${value}\nentries: []\n`;
+    expect(fixed(labels(' 1.10'), 'label-not-string').result).toBe(labels(' "1.10"'));
+    expect(fixed(labels(''), 'label-not-string').result).toBe(labels(' ""'));
+  });
+
+  it('writes the exact spelling of a model the service matches exactly', () => {
+    const source = 'version: 1\nentries:\n  - model: Idp_core.group\n    identifiers:\n      name: g\n';
+    const { result, fix } = fixed(source, 'model-case-strict');
+    expect(fix).toMatchObject({ title: "Change to 'idp_core.group'", preferred: true });
+    expect(result).toContain('model: idp_core.group\n');
+    const meta =
+      'version: 1\nentries:\n  - model: idp_blueprints.MetaApplyBlueprint\n    attrs:\n      identifiers: {name: x}\n';
+    expect(fixed(meta, 'model-case-strict').result).toContain('model: idp_blueprints.metaapplyblueprint\n');
+  });
+
+  it('unquotes a quoted number, writes version 1, drops the app of a permission', () => {
+    expect(fixed(flow('    identifiers:\n      slug: x\n  - model: idp_flows.flowstagebinding\n    identifiers:\n      order: "10"\n'), 'field-number-quoted').result).toContain('      order: 10\n'); // prettier-ignore
+    expect(fixed('version: 1.0\nentries: []\n', 'version-not-integer').result).toBe('version: 1\nentries: []\n');
+    const permission = fixed(flow('    identifiers:\n      slug: x\n    permissions:\n      - permission: idp_core.view_flow\n'), 'permission-other-app'); // prettier-ignore
+    expect(permission.fix.title).toBe("Change to 'view_flow'");
+    expect(permission.result).toContain('permission: view_flow\n');
+  });
+
   it('adds an empty identifiers block under the model line', () => {
     const source = flow('    attrs:\n      slug: x\n');
     const problems = service.doValidation(source);

@@ -3,10 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import { allCodes } from '../../language-server/src/service/problem.ts';
-import { marked, withoutFixes } from './helpers.ts';
+import { marked, withoutFixes, withStringDigits } from './helpers.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
-const service = createLanguageService({ schema: JSON.parse(readFileSync(schemaPath, 'utf8')) as object });
+const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as object;
+const service = createLanguageService({ schema });
 
 const user = (rest: string) =>
   `version: 1\nentries:\n  - model: idp_core.user\n    identifiers:\n      username: a\n${rest}`;
@@ -47,6 +48,12 @@ const mistakes: [string, string, string, string][] = [
     'version must be a whole number: write version: 1.',
   ],
   [
+    'version a float',
+    'version: «1.0»\nentries: []',
+    'version-not-integer',
+    'version must be an integer, not 1.0: write version: 1.',
+  ],
+  [
     'version 2',
     'version: «2»\nentries: []',
     'version-unsupported',
@@ -84,6 +91,12 @@ const mistakes: [string, string, string, string][] = [
     'Label values must be strings: quote it: "true".',
   ],
   [
+    'label a number',
+    'version: 1\nmetadata:\n  name: x\n  labels:\n    a: «1.10»\nentries: []',
+    'label-not-string',
+    'Label values must be strings: quote it: "1.10".',
+  ],
+  [
     'entry a scalar',
     'version: 1\nentries:\n  - «foo»',
     'entry-not-map',
@@ -106,6 +119,18 @@ const mistakes: [string, string, string, string][] = [
     entry('«idp_core.User»', '    identifiers:\n      username: a'),
     'model-case',
     'model names are lowercase: idp_core.user.',
+  ],
+  [
+    'app label case',
+    entry('«Idp_core.group»', '    identifiers:\n      name: g'),
+    'model-case-strict',
+    "'Idp_core.group' is not found: the app label is case-sensitive. Write idp_core.group.",
+  ],
+  [
+    'meta model case',
+    entry('«idp_blueprints.MetaApplyBlueprint»', '    attrs:\n      identifiers: {name: x}'),
+    'model-case-strict',
+    "'idp_blueprints.MetaApplyBlueprint' is not found: the model name is case-sensitive. Write idp_blueprints.metaapplyblueprint.",
   ],
   [
     'unknown entry key',
@@ -166,10 +191,28 @@ const mistakes: [string, string, string, string][] = [
   ],
   ['field not in enum', totp('      digits: «"7"»'), 'field-invalid', 'digits must be one of: 6, 8.'],
   [
-    'number for a string enum',
-    totp('      digits: «6»'),
-    'field-enum-coerced',
-    'digits is written as the number 6; the schema lists strings. Quote it ("6"); the service converts it.',
+    'quoted number for an integer field',
+    entry('idp_flows.flowstagebinding', '    identifiers:\n      order: «"10"»'),
+    'field-number-quoted',
+    'order is written as the string "10"; the schema wants a number. Write 10 unquoted; the service converts it.',
+  ],
+  [
+    'quoted number for an integer enum',
+    totp('      digits: «"6"»'),
+    'field-number-quoted',
+    'digits is written as the string "6"; the schema wants a number. Write 6 unquoted; the service converts it.',
+  ],
+  [
+    'quoted number above maximum',
+    staticStage('      token_length: «"101"»'),
+    'field-invalid',
+    'token_length must be at most 100.',
+  ],
+  [
+    'quoted fraction for an integer field',
+    staticStage('      token_count: «"2.5"»'),
+    'field-invalid',
+    'token_count must be a whole number.',
   ],
   ['field format', totp('      configure_flow: «not-a-uuid»'), 'field-invalid', 'configure_flow must be a UUID.'],
   ['field empty', user('    attrs:\n      username: «""»'), 'field-invalid', 'username must not be empty.'],
@@ -194,8 +237,8 @@ const mistakes: [string, string, string, string][] = [
   [
     'permission of another app',
     flowPermission('permission: «idp_core.view_flow»'),
-    'permission-unknown',
-    "'idp_core.view_flow' names the app idp_core, but this entry is a idp_flows.flow: write 'view_flow' or 'idp_flows.view_flow'.",
+    'permission-other-app',
+    "'idp_core.view_flow' names the app idp_core, not idp_flows; the service uses only the codename. Write 'view_flow'.",
   ],
   [
     'permission user not an integer',
@@ -241,7 +284,7 @@ context: {anything: [1, 2]}
 entries:
   - model: idp_core.group
     id: g
-    identifiers: {name: g}
+    identifiers: {pk: 9b2e1f4c-0d9a-4a57-9c4e-0e8a4f1a2b3c, name: g}
   - model: idp_flows.flow
     id: flow
     identifiers: {slug: f}
@@ -256,7 +299,7 @@ entries:
       groups: [!KeyOf g, 9b2e1f4c-0d9a-4a57-9c4e-0e8a4f1a2b3c]
   - model: idp_stages_authenticator_totp.authenticatortotpstage
     identifiers: {name: t}
-    attrs: {digits: "6", configure_flow: !KeyOf flow}
+    attrs: {digits: 6, configure_flow: !KeyOf flow}
   - model: idp_stages_authenticator_static.authenticatorstaticstage
     identifiers: {name: s}
     attrs: {token_length: !Context length, token_count: 3}
@@ -296,6 +339,55 @@ entries:
   ];
   it.each(valid)('%s', (_name, text) => {
     expect(service.doValidation(text)).toEqual([]);
+  });
+});
+
+describe('severity as the identity service decides', () => {
+  // What the service does with each: refuses the file or entry (error), or accepts it (warning).
+  const cases: [string, string, string, 'error' | 'warning'][] = [
+    ['a boolean label value: refused on load', 'version: 1\nmetadata:\n  name: x\n  labels:\n    a: true\nentries: []', 'label-not-string', 'error'],
+    ['a case slip in the app label: no such app', entry('IDP_core.group', '    identifiers: {name: g}'), 'model-case-strict', 'error'],
+    ['a case slip in the meta model: no such model', entry('idp_blueprints.metaApplyBlueprint', '    attrs: {identifiers: {name: x}}'), 'model-case-strict', 'error'],
+    ['a case slip in the model part: lowercased', entry('idp_core.GROUP', '    identifiers: {name: g}'), 'model-case', 'warning'],
+    ['a quoted integer: converted', staticStage('      token_count: "3"'), 'field-number-quoted', 'warning'],
+    ["another app's permission: granted by codename", flowPermission('permission: idp_core.view_flow'), 'permission-other-app', 'warning'],
+    ['version 1.0: refused (not an int)', 'version: 1.0\nentries: []', 'version-not-integer', 'error'],
+  ];
+  it.each(cases)('%s', (_name, text, code, severity) => {
+    expect(service.doValidation(text).map((found) => [found.code, found.severity])).toEqual([[code, severity]]);
+  });
+
+  const silent: [string, string][] = [
+    ['pk in identifiers: the service finds the object by it', entry('idp_core.group', '    identifiers:\n      pk: 9b2e1f4c-0d9a-4a57-9c4e-0e8a4f1a2b3c')],
+    ['pk beside other identifiers', user('    attrs:\n      name: a').replace('username: a', 'pk: 7\n      username: a')],
+    ['digits: 6 on the TOTP stage: an integer field', totp('      digits: 6')],
+    ['digits: 8 on the TOTP stage', totp('      digits: 8')],
+    ["a permission qualified with the entry's own app", flowPermission('permission: idp_flows.view_flow')],
+  ];
+  it.each(silent)('no finding: %s', (_name, text) => {
+    expect(service.doValidation(text)).toEqual([]);
+  });
+
+  it('still reports pk in attrs, where the service ignores it', () => {
+    const text = user('    attrs:\n      pk: 7');
+    expect(service.doValidation(text).map((found) => [found.code, found.severity])).toEqual([['field-unknown', 'warning']]);
+  });
+}); // prettier-ignore
+
+describe("a string enum of number-like values (the release schema's digits)", () => {
+  const release = createLanguageService({ schema: withStringDigits(schema) });
+
+  it('warns on a number: the service converts it', () => {
+    const { text, range } = marked(totp('      digits: «6»'));
+    expect(withoutFixes(release.doValidation(text))).toEqual([
+      {
+        code: 'field-enum-coerced',
+        severity: 'warning',
+        message:
+          'digits is written as the number 6; the schema lists strings. Quote it ("6"); the service converts it.',
+        range,
+      },
+    ]);
   });
 });
 

@@ -59,6 +59,21 @@ describe('another schema of the same shape', () => {
       'permission-unknown',
       "acme_shop.gadget has no permission 'see_gadgt'. Did you mean 'see_gadget'?",
     ],
+    [
+      'version: 1\nentries:\n  - model: «Acme_shop.widget»\n    identifiers: {sku: a}',
+      'model-case-strict',
+      "'Acme_shop.widget' is not found: the app label is case-sensitive. Write acme_shop.widget.",
+    ],
+    [
+      'version: 1\nentries:\n  - model: «acme_shop.Gadget»\n    attrs: {colour: red}',
+      'model-case-strict',
+      "'acme_shop.Gadget' is not found: the model name is case-sensitive. Write acme_shop.gadget.",
+    ],
+    [
+      'version: 1\nentries:\n  - model: acme_shop.widget\n    identifiers: {pk: 4, size: «"3"»}',
+      'field-number-quoted',
+      'size is written as the string "3"; the schema wants a number. Write 3 unquoted; the service converts it.',
+    ],
   ];
   it.each(cases)('%s', (source, code, message) => {
     const { text, range } = marked(source);

@@ -61,6 +61,8 @@ describe('package.json', () => {
     const properties = manifest.contributes.configuration.properties;
     expect(properties['blueprint.schema']).toMatchObject({ type: 'string', default: '' });
     expect(properties['blueprint.validate.enable']).toMatchObject({ type: 'boolean', default: true });
+    expect(properties['blueprint.modeline.allowedPaths']).toMatchObject({ type: 'array', default: [] });
+    expect(properties['blueprint.modeline.allowDownload']).toMatchObject({ type: 'boolean', default: false });
     expect(properties['blueprint.trace.server']).toMatchObject({
       enum: ['off', 'messages', 'verbose'],
       default: 'off',

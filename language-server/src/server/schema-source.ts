@@ -1,21 +1,37 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Range } from '../service/problem.ts';
 import { createLanguageService, type LanguageService } from '../service/language-service.ts';
+import { defaultSchemaLimits, readSchemaText, SchemaUnavailable, type SchemaLimits } from './schema-reader.ts';
 
 /** `# yaml-language-server: $schema=<location>` on a comment line: the schema a file asks for. */
-const MODELINE = /^#\s*yaml-language-server\s*:\s*\$schema=(\S+)/m;
+const MODELINE = /^#\s*yaml-language-server\s*:\s*\$schema=(\S+)/dm;
 
-/** Where a document's schema comes from, most specific first: its modeline, the setting, the bundled one. */
-export function schemaLocation(
+/** A schema named by a document's modeline. */
+export interface ModelineSchema {
+  /** The location as written. */
+  written: string;
+  /** Where it is written in the document (offsets). */
+  range: Range;
+  /** Absolute: a file URL (a path is relative to the document) or the URL as written. */
+  location: string;
+}
+
+/** The modeline of a document (looked for in its first 4 KiB), if it has one. */
+export function modelineSchema(documentUri: string, text: string): ModelineSchema | undefined {
+  const match = MODELINE.exec(text.slice(0, 4096));
+  if (!match?.indices?.[1]) return undefined;
+  const written = match[1]!;
+  return { written, range: match.indices[1], location: absoluteLocation(written, baseOf(documentUri)) };
+}
+
+/** Where a document's schema comes from when no modeline names one: the setting, else the bundled one. */
+export function configuredSchemaLocation(
   documentUri: string,
-  text: string,
   setting: string | undefined,
   bundled: string,
   workspaceFolder: string | undefined,
 ): string {
-  const modeline = MODELINE.exec(text.slice(0, 4096))?.[1];
-  if (modeline) return absoluteLocation(modeline, baseOf(documentUri));
   if (setting && setting.trim() !== '') return absoluteLocation(setting.trim(), workspaceFolder ?? baseOf(documentUri));
   return absoluteLocation(bundled, undefined);
 }
@@ -37,14 +53,19 @@ export interface LoadedSchema {
   title: string | undefined;
 }
 
-/** Schemas by location, loaded once (a failed load is retried on the next request). */
+/**
+ * Schemas by location, loaded once (a failed load is retried on the next request). A failure is a
+ * `SchemaUnavailable` whose message names the location and says what is wrong.
+ */
 export class SchemaCache {
   private readonly loaded = new Map<string, Promise<LoadedSchema>>();
+
+  constructor(private readonly limits: SchemaLimits = defaultSchemaLimits) {}
 
   get(location: string): Promise<LoadedSchema> {
     let pending = this.loaded.get(location);
     if (!pending) {
-      pending = loadSchema(location);
+      pending = loadSchema(location, this.limits);
       this.loaded.set(location, pending);
       pending.catch(() => this.loaded.delete(location));
     }
@@ -56,25 +77,34 @@ export class SchemaCache {
   }
 }
 
-async function loadSchema(location: string): Promise<LoadedSchema> {
-  const text = location.startsWith('file:')
-    ? await readFile(fileURLToPath(location), 'utf8')
-    : await fetchText(location);
-  let schema: unknown;
+async function loadSchema(location: string, limits: SchemaLimits): Promise<LoadedSchema> {
   try {
-    schema = JSON.parse(text);
+    const text = await readSchemaText(location, limits);
+    let schema: unknown;
+    try {
+      schema = JSON.parse(text);
+    } catch {
+      // Not the parser's message: it quotes the text, and the file may be anything (/etc/passwd).
+      throw new SchemaUnavailable('is not valid JSON');
+    }
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+      throw new SchemaUnavailable('is not a JSON object, so not a JSON Schema');
+    }
+    const service = serviceFor(schema);
+    if (service.index.modelNames.length === 0) {
+      throw new SchemaUnavailable('is not a blueprint schema (it defines no entry models)');
+    }
+    return { location, service, title: service.index.title };
   } catch (error) {
-    throw new Error(`The schema at ${location} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof SchemaUnavailable) throw new SchemaUnavailable(error.reason, location);
+    throw error;
   }
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-    throw new Error(`The schema at ${location} is not a JSON object.`);
-  }
-  const service = createLanguageService({ schema });
-  return { location, service, title: service.index.title };
 }
 
-async function fetchText(location: string): Promise<string> {
-  const response = await fetch(location, { signal: AbortSignal.timeout(15_000) });
-  if (!response.ok) throw new Error(`The schema at ${location} answered HTTP ${response.status}.`);
-  return response.text();
+function serviceFor(schema: object): LanguageService {
+  try {
+    return createLanguageService({ schema });
+  } catch {
+    throw new SchemaUnavailable('is not a blueprint schema the service can read');
+  }
 }

@@ -12,7 +12,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { toDiagnostic } from './convert.ts';
 import { createDiagnosticsScheduler } from './diagnostics-scheduler.ts';
-import { defaultSettings, DocumentSessions, formatOf, type Settings } from './documents.ts';
+import { defaultSettings, DocumentSessions, type Settings } from './documents.ts';
 import type { FeatureContext } from './features/feature-context.ts';
 import { registerFeatures } from './features/index.ts';
 import { SchemaCache } from './schema-source.ts';
@@ -40,7 +40,9 @@ export function startServer(connection: Connection, options: ServerOptions): voi
   const documents = new TextDocuments(TextDocument);
   let clientPullsSettings = false;
   let pushedSettings: Settings = defaultSettings;
-  let workspaceFolder: string | undefined;
+  /** Paths of the workspace folders: relative settings start at the first; modelines may name files in any. */
+  let workspaceFolders: string[] = [];
+  let foldersChangeNotified = false;
   const settingsCache = new Map<string, Promise<Settings>>();
 
   const settingsOf = (uri: string): Promise<Settings> => {
@@ -56,7 +58,7 @@ export function startServer(connection: Connection, options: ServerOptions): voi
     return pending;
   };
 
-  const sessions = new DocumentSessions(new SchemaCache(), options.bundledSchema, settingsOf, () => workspaceFolder);
+  const sessions = new DocumentSessions(new SchemaCache(), options.bundledSchema, settingsOf, () => workspaceFolders);
 
   const log = (message: string) => connection.console.error(message);
   const safely: FeatureContext['safely'] = (name, fallback, handler) => async (params) => {
@@ -112,14 +114,20 @@ export function startServer(connection: Connection, options: ServerOptions): voi
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     clientPullsSettings = params.capabilities.workspace?.configuration === true;
-    const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
-    workspaceFolder = folder?.startsWith('file:') ? fileURLToPath(folder) : undefined;
+    const folders = params.workspaceFolders?.length
+      ? params.workspaceFolders.map((folder) => folder.uri)
+      : [params.rootUri];
+    workspaceFolders = pathsOf(folders);
+    foldersChangeNotified = params.capabilities.workspace?.workspaceFolders === true;
     const initialization = (params.initializationOptions ?? {}) as { settings?: unknown; diagnosticsDelayMs?: unknown };
     if (initialization.settings !== undefined) pushedSettings = readSettings(initialization.settings);
     const delay = initialization.diagnosticsDelayMs;
     if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) delayMs = Math.min(delay, 10_000);
     const capabilities: ServerCapabilities = {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+      ...(foldersChangeNotified
+        ? { workspace: { workspaceFolders: { supported: true, changeNotifications: true } } }
+        : {}),
       ...featureCapabilities,
     };
     return { capabilities, serverInfo: { name: 'blueprint-language-server', version: '0.1.0' } };
@@ -128,6 +136,16 @@ export function startServer(connection: Connection, options: ServerOptions): voi
   connection.onInitialized(() => {
     if (clientPullsSettings) {
       void connection.client.register(DidChangeConfigurationNotification.type, undefined).catch(() => undefined);
+    }
+    if (foldersChangeNotified) {
+      connection.workspace.onDidChangeWorkspaceFolders(({ added, removed }) => {
+        const gone = new Set(pathsOf(removed.map((folder) => folder.uri)));
+        workspaceFolders = [
+          ...workspaceFolders.filter((folder) => !gone.has(folder)),
+          ...pathsOf(added.map((folder) => folder.uri)),
+        ];
+        revalidateAll();
+      });
     }
   });
 
@@ -189,9 +207,7 @@ export function startServer(connection: Connection, options: ServerOptions): voi
             0,
             await readFile(fileURLToPath(uri), 'utf8'),
           );
-        const found = open
-          ? await sessions.validate(open)
-          : (await sessions.schemaFor(document)).service.doValidation(document.getText(), formatOf(document));
+        const found = open ? await sessions.validate(open) : await sessions.validateOnce(document);
         problems += found.length;
         await connection.sendDiagnostics({ uri, diagnostics: found.map((item) => toDiagnostic(document, item)) });
       }
@@ -204,10 +220,28 @@ export function startServer(connection: Connection, options: ServerOptions): voi
 }
 
 function readSettings(value: unknown): Settings {
-  const raw = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
-  const validate = raw.validate && typeof raw.validate === 'object' ? (raw.validate as Record<string, unknown>) : {};
+  const raw = objectOf(value);
+  const validate = objectOf(raw.validate);
+  const modeline = objectOf(raw.modeline);
+  const allowedPaths = Array.isArray(modeline.allowedPaths)
+    ? modeline.allowedPaths.filter((entry): entry is string => typeof entry === 'string')
+    : defaultSettings.modeline.allowedPaths;
   return {
     schema: typeof raw.schema === 'string' ? raw.schema : defaultSettings.schema,
     validate: typeof validate.enable === 'boolean' ? validate.enable : defaultSettings.validate,
+    modeline: {
+      allowedPaths,
+      // Only `true` turns downloads on: a value of another type leaves them off.
+      allowDownload: modeline.allowDownload === true,
+    },
   };
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}
+
+/** The local paths of folder URIs (others, e.g. virtual file systems, have none). */
+function pathsOf(uris: readonly (string | null)[]): string[] {
+  return uris.filter((uri): uri is string => uri?.startsWith('file:') === true).map((uri) => fileURLToPath(uri));
 }

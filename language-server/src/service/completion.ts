@@ -132,10 +132,11 @@ function itemsAt(site: Site): Draft[] {
   if (slot === 'key' && path.length === 2 && stepName(path[0]) === 'metadata' && stepName(path[1]) === 'labels') {
     return labelItems(site);
   }
-  if (slot === 'value' && stepName(path.at(-1)) === 'model' && entryStep(path) === path.length - 2) {
-    return [...modelItems(site), ...tags];
-  }
+  const entryKey = entryStep(path) === path.length - 2 ? stepName(path.at(-1)) : undefined;
+  if (slot === 'value' && entryKey === 'model') return [...modelItems(site), ...tags];
   const schemas = schemaAt(site);
+  // An entry's state is one of four words the service reads before any tag is resolved.
+  if (slot === 'value' && entryKey === 'state') return valueItems(site, schemas);
   if (slot === 'key' || (slot === 'either' && isObjectSchema(site.index, schemas))) return keyItems(site, schemas);
   return [...valueItems(site, schemas), ...tags];
 }

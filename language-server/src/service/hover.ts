@@ -8,7 +8,7 @@ import type { Range } from './problem.ts';
 import { isObject, type JsonObject, type SchemaIndex } from './schema-index.ts';
 import { tagsByName, type TagInfo } from './tag-table.ts';
 import { lineIndexOf } from './text-document.ts';
-import { describeType, keyName } from './validate-helpers.ts';
+import { caseSensitivePart, describeType, keyName } from './validate-helpers.ts';
 
 /** What to show for the thing under the cursor, and the text it is about. */
 export interface HoverResult {
@@ -110,7 +110,14 @@ function modelMarkdown(name: string, index: SchemaIndex): string {
   }
   const model = lookup.model;
   const parts = [`${code(model.name)} — a model of the app ${code(model.app)}`];
-  if (lookup.caseMismatch) parts.push(`Written ${code(name)}: the service matches model names without case.`);
+  if (lookup.caseMismatch) {
+    const part = caseSensitivePart(name, model);
+    parts.push(
+      part
+        ? `Written ${code(name)}: the ${part} is case-sensitive, so the service finds no model.`
+        : `Written ${code(name)}: the service lowercases the model part.`,
+    );
+  }
   if (typeof model.entry.description === 'string') parts.push(paragraph(model.entry.description));
   const fields = model.fieldNames.length > 0 ? `: ${list(model.fieldNames)}` : '';
   const facts = [

@@ -5,6 +5,7 @@ import { createSchemaIndex, type SchemaIndex } from './schema-index.ts';
 import { checkTags } from './tags.ts';
 import { validateBlueprint } from './validate-entries.ts';
 import { checkEntryAlone } from './validate-entry.ts';
+import { checkFindTags } from './validate-find.ts';
 import { checkReferences } from './validate-references.ts';
 
 export interface LanguageServiceOptions {
@@ -82,12 +83,13 @@ function validate(
       checked.add(entry);
       const item = parsed.cache.itemOf(entry);
       if (item?.checks) return item.checks;
-      const found = checkEntryAlone(entry, index);
+      const found = [...checkEntryAlone(entry, index), ...checkFindTags(entry, index, { text })];
       if (item) item.checks = found;
       return found;
     };
-    problems.push(...validateBlueprint(parsed.root, index, checkEntry));
+    problems.push(...validateBlueprint(parsed.root, index, { checkEntry, text }));
     problems.push(...checkTags(parsed.root, (node) => checked.has(node)));
+    problems.push(...checkFindTags(parsed.root, index, { skip: (node) => checked.has(node), text }));
     problems.push(...checkReferences(parsed.root, { text }));
   } catch (error) {
     // A defect of ours must not cost the editor its other diagnostics, nor keep a broken cache.

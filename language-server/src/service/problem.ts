@@ -69,6 +69,34 @@ export const syntaxAndTagCodes = {
     meaning: '!Index/!Value points at an !Enumerate from outside its body, where it has no current item.',
   },
   'tag-outside-enumerate': { severity: 'error', meaning: '!Index/!Value used outside any !Enumerate.' },
+  'tag-enumerate-body': {
+    severity: 'error',
+    meaning: '!Enumerate with MAP has a body that is neither a mapping nor a [key, value] pair.',
+  },
+  'tag-format-arguments': {
+    severity: 'error',
+    meaning: '!Format has more or fewer arguments than its format string has placeholders (%% is a literal %).',
+  },
+  'tag-format-invalid': {
+    severity: 'error',
+    meaning:
+      "!Format's format string is not a string, or has a placeholder Python's % rejects (%y, a lone % at the end, %(name)s).",
+  },
+  'tag-find-shape': {
+    severity: 'error',
+    meaning:
+      '!Find/!FindObject is not [app.model, [field, value], ...]: the model is not a name, or a query is not a literal pair (e.g. flat arguments).',
+  },
+  'tag-find-model-unknown': {
+    severity: 'warning',
+    meaning:
+      '!Find/!FindObject names a model the schema does not list: often a typo, but !Find may also search models blueprints cannot create (base classes).',
+  },
+  'tag-find-field-unknown': {
+    severity: 'warning',
+    meaning:
+      'A !Find/!FindObject query field (the part before any __lookup) the model does not list: often a typo, but read-only fields may also work.',
+  },
 } as const satisfies Record<string, ProblemCodeInfo>;
 
 export type SyntaxAndTagCode = keyof typeof syntaxAndTagCodes;
@@ -91,17 +119,31 @@ export const schemaCodes = {
   },
   'top-unknown-key': { severity: 'error', meaning: 'A top-level key the schema does not define.' },
   'version-missing': { severity: 'error', meaning: 'The blueprint has no version.' },
-  'version-not-integer': { severity: 'error', meaning: 'version is not a whole number.' },
+  'version-not-integer': {
+    severity: 'error',
+    meaning: 'version is not an integer (a string, or a float such as 1.0, which the service refuses).',
+  },
   'version-unsupported': { severity: 'error', meaning: 'version is a whole number the service does not accept.' },
   'entries-missing': { severity: 'error', meaning: 'The blueprint has no entries.' },
   'entries-invalid': { severity: 'error', meaning: 'entries is neither a sequence nor a mapping of sequences.' },
   'metadata-invalid': { severity: 'error', meaning: 'metadata (or its name or labels) has the wrong shape.' },
   'metadata-name-missing': { severity: 'error', meaning: 'metadata has no name.' },
-  'label-not-string': { severity: 'warning', meaning: 'A label value is not a string (quote it).' },
+  'label-not-string': {
+    severity: 'error',
+    meaning: 'A label value is not a string (quote it); the service refuses to load the file.',
+  },
   'entry-not-map': { severity: 'error', meaning: 'An entry is not a mapping.' },
   'model-missing': { severity: 'error', meaning: 'An entry has no model.' },
   'model-unknown': { severity: 'error', meaning: 'An entry names a model the schema does not know.' },
-  'model-case': { severity: 'warning', meaning: 'A model name differs from the schema only in case.' },
+  'model-case': {
+    severity: 'warning',
+    meaning: 'The model part of a model name differs from the schema only in case; the service lowercases it.',
+  },
+  'model-case-strict': {
+    severity: 'error',
+    meaning:
+      'A model name differs from the schema in the case of a part the service matches exactly (the app label, or the whole name of the model without identifiers).',
+  },
   'entry-unknown-key': { severity: 'error', meaning: 'An entry key that this model’s entries do not have.' },
   'state-invalid': { severity: 'error', meaning: 'state is not one of the allowed states.' },
   'conditions-not-sequence': { severity: 'error', meaning: 'conditions is not a sequence.' },
@@ -120,8 +162,16 @@ export const schemaCodes = {
     severity: 'warning',
     meaning: 'A number written where the schema lists strings; the service converts it.',
   },
+  'field-number-quoted': {
+    severity: 'warning',
+    meaning: 'A number written as a string where the schema wants a number; the service converts it.',
+  },
   'permissions-invalid': { severity: 'error', meaning: 'permissions, or one of its items, has the wrong shape.' },
   'permission-unknown': { severity: 'error', meaning: 'A permission codename this model does not have.' },
+  'permission-other-app': {
+    severity: 'warning',
+    meaning: "A permission qualified with another app's label; the service goes by the codename alone.",
+  },
   'attrs-identifiers-missing': {
     severity: 'error',
     meaning: 'An entry of the model without identifiers (it applies another blueprint) has no attrs.identifiers.',

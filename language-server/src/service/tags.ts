@@ -1,7 +1,9 @@
 import type { BNode, BSeq } from './blueprint-node.ts';
 import { closest } from './edit-distance.ts';
+import { readFormat, type FormatReading } from './format-string.ts';
 import { problem, syntaxAndTagCodes, withSuggestions, type Problem, type Range } from './problem.ts';
 import { arityAllows, blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
+import { isDeferred } from './validate-helpers.ts';
 
 export { blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
 
@@ -75,12 +77,14 @@ function checkOneTag(node: BNode, enumerates: readonly EnumerateFrame[], problem
   }
   if (node.kind === 'seq') {
     if (info.arity && !arityAllows(info.arity, node.items.length)) {
-      const count = node.items.length === 1 ? '1 item' : `${node.items.length} items`;
-      const message = `${tag} takes ${info.arity.text}, but has ${count}.`;
+      const message = `${tag} takes ${info.arity.text}, but has ${itemCount(node.items.length)}.`;
       problems.push(problem(codes, 'tag-arity', node.range, message));
     }
     if (tag === '!Condition') checkWord(node, 0, conditionModes, 'tag-condition-mode', problems);
-    if (tag === '!Enumerate') checkWord(node, 1, enumerateOutputs, 'tag-enumerate-output', problems);
+    if (tag === '!Enumerate' && checkWord(node, 1, enumerateOutputs, 'tag-enumerate-output', problems)) {
+      checkEnumerateBody(node, problems);
+    }
+    if (tag === '!Format') checkFormat(node, problems);
   }
   if ((tag === '!Index' || tag === '!Value') && node.kind === 'scalar') {
     checkDepth(tag, String(node.value ?? '').trim(), node.range, enumerates, problems);
@@ -88,29 +92,92 @@ function checkOneTag(node: BNode, enumerates: readonly EnumerateFrame[], problem
   return info;
 }
 
-/** `!Condition` mode and `!Enumerate` output kind: a literal word, matched ignoring case. */
+/** `!Condition` mode and `!Enumerate` output kind: a literal word, matched ignoring case. True when it is one. */
 function checkWord(
   node: BSeq,
   index: number,
   words: readonly string[],
   code: 'tag-condition-mode' | 'tag-enumerate-output',
   problems: Problem[],
-): void {
+): boolean {
   const item = node.items[index];
-  if (!item) return;
+  if (!item) return false;
   const what = code === 'tag-condition-mode' ? `The ${node.tag} mode` : `The ${node.tag} output kind`;
   const allowed = `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
   if (item.kind !== 'scalar' || item.tag !== undefined || typeof item.value !== 'string') {
     const shown = item.kind === 'scalar' && !item.tag ? ` (got ${String(item.value)})` : '';
     const message = `${what} must be written as one of ${allowed}${shown}; it cannot be computed.`;
     problems.push(problem(codes, code, item.range, message));
-    return;
+    return false;
   }
-  if (words.includes(item.value.toUpperCase())) return;
+  if (words.includes(item.value.toUpperCase())) return true;
   const suggestion = closest(item.value, words, 1);
   const advice = suggestion ? ` Did you mean ${suggestion}?` : '';
   const found = problem(codes, code, item.range, `${what} '${item.value}' is not one of ${allowed}.${advice}`);
   problems.push(withSuggestions(found, item.range, [suggestion]));
+  return false;
+}
+
+/**
+ * With MAP the service merges each result of the body into a mapping: a `[key, value]` sequence
+ * becomes `{key: value}`, a mapping is merged as it is, anything else fails. With SEQ each result
+ * is appended whatever it is, so a SEQ body needs no check. Only a literal body can be judged.
+ */
+function checkEnumerateBody(node: BSeq, problems: Problem[]): void {
+  const [, output, body] = node.items;
+  if (node.items.length !== 3 || !body || isDeferred(body) || body.kind === 'map') return;
+  if (output?.kind !== 'scalar' || String(output.value).toUpperCase() !== 'MAP') return;
+  if (body.kind === 'seq' && body.items.length === 2) return;
+  const what = body.kind === 'seq' ? `, but this sequence has ${itemCount(body.items.length)}` : ', not a scalar';
+  const message = `With MAP, the !Enumerate body must be a mapping or a [key, value] pair${what}.`;
+  problems.push(problem(codes, 'tag-enumerate-body', body.range, message));
+}
+
+/**
+ * The service builds `!Format` as `format % tuple(args)` (Python): the placeholders must take
+ * exactly the arguments given. A format string computed by a tag is left alone.
+ */
+function checkFormat(node: BSeq, problems: Problem[]): void {
+  const [format, ...args] = node.items;
+  if (!format || isDeferred(format)) return;
+  if (format.kind !== 'scalar' || typeof format.value !== 'string') {
+    const shown = format.kind === 'scalar' ? String(format.value) : kindWords[format.kind];
+    const message = `The first item of !Format is the format string: it must be a string, not ${shown}.`;
+    problems.push(problem(codes, 'tag-format-invalid', format.range, message));
+    return;
+  }
+  const reading = readFormat(format.value);
+  if (!reading.ok) {
+    problems.push(problem(codes, 'tag-format-invalid', format.range, formatInvalidMessage(reading)));
+    return;
+  }
+  const { placeholders, argumentCount } = reading;
+  if (argumentCount === args.length) return;
+  const shown = placeholders.slice(0, 6).map((p) => p.text);
+  if (placeholders.length > 6) shown.push('...');
+  const listed = shown.length === 0 ? '' : ` (${shown.join(', ')})`;
+  const placeholderCount =
+    argumentCount === 1 ? '1 placeholder' : `${argumentCount === 0 ? 'no' : argumentCount} placeholders`;
+  const follow =
+    args.length === 1 ? '1 argument follows it' : `${args.length === 0 ? 'no' : args.length} arguments follow it`;
+  // `100% sure` reads as the conversion `% s` (space flag, type s): the usual surprise.
+  const literal = placeholders.some((p) => p.text.includes(' ')) ? ' Write %% for a literal percent sign.' : '';
+  const message = `The !Format string has ${placeholderCount}${listed}, but ${follow}.${literal}`;
+  problems.push(problem(codes, 'tag-format-arguments', format.range, message));
+}
+
+function formatInvalidMessage(reading: Extract<FormatReading, { ok: false }>): string {
+  if (reading.reason === 'mapping-key') {
+    return `The !Format string uses ${reading.text}, a named placeholder; !Format passes its arguments by position: use %s.`;
+  }
+  if (reading.reason === 'incomplete') {
+    return `The !Format string ends in '${reading.text}', an unfinished placeholder. Write %% for a literal percent sign.`;
+  }
+  return `The !Format string has '${reading.text}', which is not a placeholder Python's % accepts (such as %s or %d). Write %% for a literal percent sign.`;
+}
+
+function itemCount(count: number): string {
+  return count === 1 ? '1 item' : `${count} items`;
 }
 
 function checkDepth(

@@ -1,4 +1,4 @@
-import type { BMap, BNode } from './blueprint-node.ts';
+import type { BMap, BNode, BScalar } from './blueprint-node.ts';
 import { problem, schemaCodes, withFix, withSuggestions, type Problem } from './problem.ts';
 import { isObject, type SchemaIndex } from './schema-index.ts';
 import { checkEntryAlone } from './validate-entry.ts';
@@ -6,6 +6,13 @@ import { findEntry, hint, isDeferred, keyName, suggest } from './validate-helper
 
 /** The checks of one entry (a node of an entries sequence); the language service memoizes them. */
 export type EntryCheck = (entry: BNode) => readonly Problem[];
+
+export interface ValidateBlueprintOptions {
+  /** The checks of each entry; default: `checkEntryAlone` with the same index. */
+  checkEntry?: EntryCheck;
+  /** The text the tree was read from: it tells `version: 1.0` from `version: 1` (both read as 1). */
+  text?: string;
+}
 
 const codes = schemaCodes;
 
@@ -17,8 +24,9 @@ const codes = schemaCodes;
 export function validateBlueprint(
   root: BNode | undefined,
   index: SchemaIndex,
-  checkEntry: EntryCheck = (node) => checkEntryAlone(node, index),
+  options: ValidateBlueprintOptions = {},
 ): Problem[] {
+  const { checkEntry = (node) => checkEntryAlone(node, index), text } = options;
   const problems: Problem[] = [];
   if (!root || isDeferred(root)) return problems;
   if (root.kind !== 'map') {
@@ -40,10 +48,10 @@ export function validateBlueprint(
   const version = findEntry(root, 'version');
   if (!version)
     problems.push(problem(codes, 'version-missing', start, 'The blueprint has no version: add version: 1.'));
-  else checkVersion(version.value, index, problems);
+  else checkVersion(version.value, index, text, problems);
 
   const metadata = findEntry(root, 'metadata');
-  if (metadata) checkMetadata(metadata.key, metadata.value, problems);
+  if (metadata) checkMetadata(metadata.key, metadata.value, text, problems);
 
   const entries = findEntry(root, 'entries');
   if (!entries) problems.push(problem(codes, 'entries-missing', start, 'The blueprint has no entries.'));
@@ -51,7 +59,7 @@ export function validateBlueprint(
   return problems;
 }
 
-function checkVersion(value: BNode, index: SchemaIndex, problems: Problem[]): void {
+function checkVersion(value: BNode, index: SchemaIndex, text: string | undefined, problems: Problem[]): void {
   if (isDeferred(value)) return;
   const properties = isObject(index.root.properties) ? index.root.properties : {};
   const schema = isObject(properties.version) ? properties.version : {};
@@ -59,13 +67,29 @@ function checkVersion(value: BNode, index: SchemaIndex, problems: Problem[]): vo
   if (value.kind !== 'scalar' || typeof value.value !== 'number' || !Number.isInteger(value.value)) {
     const message = `version must be a whole number: write version: ${accepted}.`;
     problems.push(problem(codes, 'version-not-integer', value.range, message));
+  } else if (writtenAsFloat(value, text)) {
+    // The service's loader checks the type: the float 1.0 is refused where the int 1 is accepted.
+    const message = `version must be an integer, not ${sourceOf(value, text)}: write version: ${accepted}.`;
+    const found = problem(codes, 'version-not-integer', value.range, message);
+    problems.push(withSuggestions(found, value.range, [String(accepted)]));
   } else if (value.value !== accepted) {
     const message = `version ${value.value} is not supported: the service accepts version ${accepted} only.`;
     problems.push(problem(codes, 'version-unsupported', value.range, message));
   }
 }
 
-function checkMetadata(key: BNode, value: BNode, problems: Problem[]): void {
+/** A number written as a float (`1.0`, `1e0`, `!!float 1`), though its value is whole. */
+function writtenAsFloat(node: BScalar, text: string | undefined): boolean {
+  if (node.tag === 'tag:yaml.org,2002:float') return true;
+  const source = sourceOf(node, text);
+  return /^[-+]?\d*(\.\d*)?([eE][-+]?\d+)?$/.test(source) && /[.eE]/.test(source);
+}
+
+function sourceOf(node: BNode, text: string | undefined): string {
+  return text === undefined ? '' : text.slice(node.range[0], node.range[1]).trim();
+}
+
+function checkMetadata(key: BNode, value: BNode, text: string | undefined, problems: Problem[]): void {
   if (isDeferred(value)) return;
   if (value.kind !== 'map') {
     const message = 'metadata must be a mapping with name (and optionally labels).';
@@ -78,10 +102,11 @@ function checkMetadata(key: BNode, value: BNode, problems: Problem[]): void {
     problems.push(problem(codes, 'metadata-invalid', name.value.range, 'metadata.name must be a string.'));
   }
   const labels = findEntry(value, 'labels');
-  if (labels) checkLabels(labels.value, problems);
+  if (labels) checkLabels(labels.value, text, problems);
 }
 
-function checkLabels(labels: BNode, problems: Problem[]): void {
+/** The service refuses to load a file whose label values are not all strings. */
+function checkLabels(labels: BNode, text: string | undefined, problems: Problem[]): void {
   if (isDeferred(labels)) return;
   if (labels.kind !== 'map') {
     const message = 'metadata.labels must be a mapping of strings to strings.';
@@ -94,9 +119,13 @@ function checkLabels(labels: BNode, problems: Problem[]): void {
       problems.push(problem(codes, 'label-not-string', value.range, 'Label values must be strings.'));
       continue;
     }
-    const quoted = JSON.stringify(value.value === null ? '' : String(value.value));
+    // Quote what is written (`1.10`, not the number 1.1 it reads as); null becomes the empty string.
+    const written = value.value === null ? '' : (!value.tag && sourceOf(value, text)) || String(value.value);
+    const quoted = JSON.stringify(written);
     const found = problem(codes, 'label-not-string', value.range, `Label values must be strings: quote it: ${quoted}.`);
-    problems.push(withFix(found, `Quote as ${quoted}`, value.range, quoted));
+    // An empty value (`a:`) has an empty range right after the colon: the quotes need a space.
+    const newText = value.range[0] === value.range[1] ? ` ${quoted}` : quoted;
+    problems.push(withFix(found, `Quote as ${quoted}`, value.range, newText));
   }
 }
 

@@ -2,7 +2,16 @@ import type { BMap, BNode } from './blueprint-node.ts';
 import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
 import type { ModelInfo, SchemaIndex } from './schema-index.ts';
 import { validateFields } from './validate-fields.ts';
-import { findEntry, firstLine, hint, isDeferred, keyName, oneOf, suggest } from './validate-helpers.ts';
+import {
+  caseSensitivePart,
+  findEntry,
+  firstLine,
+  hint,
+  isDeferred,
+  keyName,
+  oneOf,
+  suggest,
+} from './validate-helpers.ts';
 import { validatePermissions } from './validate-permissions.ts';
 import { checkTags } from './tags.ts';
 
@@ -97,10 +106,13 @@ function checkModel(value: BNode, index: SchemaIndex, problems: Problem[]): Mode
   const found = index.lookupModel(value.value);
   if (found.model) {
     if (found.caseMismatch) {
-      const message = `model names are lowercase: ${found.model.name}.`;
-      problems.push(
-        withSuggestions(problem(codes, 'model-case', value.range, message), value.range, [found.model.name]),
-      );
+      const name = found.model.name;
+      const part = caseSensitivePart(value.value, found.model);
+      const message = part
+        ? `'${value.value}' is not found: the ${part} is case-sensitive. Write ${name}.`
+        : `model names are lowercase: ${name}.`;
+      const code = part ? 'model-case-strict' : 'model-case';
+      problems.push(withSuggestions(problem(codes, code, value.range, message), value.range, [name]));
     }
     return found.model;
   }

@@ -1,8 +1,8 @@
 import type { BNode } from './blueprint-node.ts';
 import type { FieldError } from './field-validator.ts';
-import { escapePointer } from './json-pointer.ts';
-import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
-import { nearest, type ModelInfo, type SchemaIndex } from './schema-index.ts';
+import { escapePointer, resolvePointer } from './json-pointer.ts';
+import { problem, schemaCodes, withFix, withSuggestions, type Problem } from './problem.ts';
+import { isObject, nearest, type JsonObject, type ModelInfo, type SchemaIndex } from './schema-index.ts';
 import { describeType, hint } from './validate-helpers.ts';
 
 const codes = schemaCodes;
@@ -64,6 +64,12 @@ function message(name: string, error: FieldError): string {
   }
 }
 
+/**
+ * Keys of `identifiers` that are no field of any model: the service finds the object by its
+ * primary key `pk` too (an exported blueprint writes it in every entry).
+ */
+const lookupKeys: readonly string[] = ['pk'];
+
 /** Ajv reports these as well as the errors of the branches they combine: the branches say more. */
 const combinators = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'not']);
 
@@ -82,12 +88,14 @@ export function validateFields(
   const validate = index.fieldValidator(model);
   const reported = new Set<string>();
   const ownUnknownCheck = model.fields?.additionalProperties !== false;
+  const isLookupKey = (name: string) =>
+    keyName === 'identifiers' && lookupKeys.includes(name) && !model.fieldNames.includes(name);
 
   if (ownUnknownCheck && value.kind === 'map') {
     for (const entry of value.entries) {
       if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
       const name = String(entry.key.value);
-      if (model.fieldNames.includes(name)) continue;
+      if (model.fieldNames.includes(name) || isLookupKey(name)) continue;
       const [suggestion] = nearest(name, model.fieldNames, 1);
       const found = problem(codes, 'field-unknown', entry.key.range, unknownFieldMessage(model, name, suggestion));
       problems.push(withSuggestions(found, entry.key.range, [suggestion]));
@@ -104,7 +112,7 @@ export function validateFields(
     if (error.keyword === 'additionalProperties') {
       const extra = String((error.params as Record<string, unknown>).additionalProperty);
       const at = `${pointer}/${escapePointer(extra)}`;
-      if (pointer === '' && ownUnknownCheck) continue;
+      if (pointer === '' && (ownUnknownCheck || isLookupKey(extra))) continue;
       const origin = report.origins.get(at);
       if (!origin || reported.has(at)) continue;
       reported.add(at);
@@ -126,6 +134,19 @@ export function validateFields(
       problems.push(problem(codes, 'field-enum-coerced', origin.node.range, text));
       continue;
     }
+    const number = typeof data === 'string' ? quotedNumber(errors, pointer, data) : undefined;
+    if (number !== undefined) {
+      // Converted first, then checked against the field's bounds like any number.
+      const broken = brokenBound(schemaAt(index.root, model.fields, pointer), number);
+      if (broken) {
+        problems.push(problem(codes, 'field-invalid', origin.node.range, message(name, broken)));
+        continue;
+      }
+      const text = `${name} is written as the string "${data}"; the schema wants a number. Write ${number} unquoted; the service converts it.`;
+      const found = problem(codes, 'field-number-quoted', origin.node.range, text);
+      problems.push(withFix(found, `Unquote as ${number}`, origin.node.range, String(number)));
+      continue;
+    }
     problems.push(problem(codes, 'field-invalid', origin.node.range, message(name, error)));
   }
 }
@@ -141,6 +162,63 @@ function coercible(errors: readonly FieldError[], pointer: string, data: number)
       allowed.includes(String(data))
     );
   });
+}
+
+/** Number syntax the service converts: `int()` after dropping a `.0` tail, and `float()`. */
+const integerText = /^[-+]?\d+(\.0*)?$/;
+const numberText = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/**
+ * The number a string stands for when the only errors at its place are a numeric `type` (and an
+ * enum that lists that number): the service converts such a string. Undefined otherwise.
+ */
+function quotedNumber(errors: readonly FieldError[], pointer: string, data: string): number | undefined {
+  const text = data.trim();
+  if (!numberText.test(text)) return undefined;
+  const number = Number(text);
+  const here = errors.filter((error) => error.instancePath === pointer);
+  const fits = (error: FieldError): boolean => {
+    const params = error.params as Record<string, unknown>;
+    if (error.keyword === 'enum') return Array.isArray(params.allowedValues) && params.allowedValues.includes(number);
+    if (error.keyword !== 'type') return false;
+    const types = String(params.type).split(',');
+    return types.includes('number') || (types.includes('integer') && integerText.test(text));
+  };
+  return here.some((error) => error.keyword === 'type') && here.every(fits) ? number : undefined;
+}
+
+/** The schema of the value at `pointer` inside a value of `schema` (following `$ref`s). */
+function schemaAt(root: JsonObject, schema: unknown, pointer: string): JsonObject | undefined {
+  const deref = (node: unknown): JsonObject | undefined => {
+    let current = isObject(node) ? node : undefined;
+    for (let hop = 0; hop < 8 && typeof current?.$ref === 'string'; hop++) current = resolvePointer(root, current.$ref);
+    return current;
+  };
+  let current = deref(schema);
+  for (const raw of pointer.split('/').slice(1)) {
+    if (!current) return undefined;
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const properties = isObject(current.properties) ? current.properties : {};
+    current = deref(
+      Object.hasOwn(properties, part) ? properties[part] : (current.items ?? current.additionalProperties),
+    );
+  }
+  return current;
+}
+
+/** The first bound of `schema` that `value` breaks, as the validator would report it. */
+function brokenBound(schema: JsonObject | undefined, value: number): FieldError | undefined {
+  const broken: [keyword: string, test: (limit: number) => boolean][] = [
+    ['minimum', (limit) => value < limit],
+    ['maximum', (limit) => value > limit],
+    ['exclusiveMinimum', (limit) => value <= limit],
+    ['exclusiveMaximum', (limit) => value >= limit],
+  ];
+  for (const [keyword, test] of broken) {
+    const limit = schema?.[keyword];
+    if (typeof limit === 'number' && test(limit)) return { keyword, instancePath: '', params: { limit } };
+  }
+  return undefined;
 }
 
 function unknownFieldMessage(model: ModelInfo, name: string, suggestion: string | undefined): string {

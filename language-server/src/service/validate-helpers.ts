@@ -1,10 +1,22 @@
 import type { BEntry, BMap, BNode } from './blueprint-node.ts';
 import { closest } from './edit-distance.ts';
 import type { Range } from './problem.ts';
+import type { ModelInfo } from './schema-index.ts';
 
 /** A custom tag (or an alias): the value is only known at apply time, so it fits any schema. */
 export function isDeferred(node: BNode): boolean {
   return node.kind === 'alias' || node.tag?.startsWith('!') === true;
+}
+
+/**
+ * Where `written` differs from `model`'s name only in case: the part the service matches exactly,
+ * so that it finds no model, or undefined when the difference is folded. The service lowercases
+ * only the model part of a name; it matches the app label exactly, and the whole name of the
+ * model without identifiers (no database model: it applies another blueprint).
+ */
+export function caseSensitivePart(written: string, model: ModelInfo): 'app label' | 'model name' | undefined {
+  if (written.split('.')[0] !== model.app) return 'app label';
+  return model.entryKeys.includes('identifiers') ? undefined : 'model name';
 }
 
 /** The key of a mapping entry as text, unless it is not a plain scalar. */

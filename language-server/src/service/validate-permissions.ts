@@ -16,7 +16,8 @@ const codes = schemaCodes;
 
 /**
  * `permissions: [{permission, user, role}]`. A codename is accepted bare (`view_x`) or qualified
- * with the model's own app (`<app>.view_x`): the service takes both.
+ * with the model's own app (`<app>.view_x`): the service takes both. Qualified with another app
+ * it still works (the service grants by codename alone) but misleads the reader: a warning.
  */
 export function validatePermissions(node: BNode, model: ModelInfo, problems: Problem[]): void {
   if (isDeferred(node)) return;
@@ -76,8 +77,9 @@ function checkCodename(value: BNode, model: ModelInfo, problems: Problem[]): voi
   const bare = dot >= 0 ? value.value.slice(dot + 1) : value.value;
   if (app === model.app && codenames.includes(bare)) return;
   if (app !== undefined && app !== model.app && codenames.includes(bare)) {
-    const message = `'${value.value}' names the app ${app}, but this entry is a ${model.name}: write '${bare}' or '${model.app}.${bare}'.`;
-    problems.push(withSuggestions(problem(codes, 'permission-unknown', value.range, message), value.range, [bare]));
+    const message = `'${value.value}' names the app ${app}, not ${model.app}; the service uses only the codename. Write '${bare}'.`;
+    const found = problem(codes, 'permission-other-app', value.range, message);
+    problems.push(withSuggestions(found, value.range, [bare, `${model.app}.${bare}`]));
     return;
   }
   const [suggestion] = nearest(bare, codenames, 1);

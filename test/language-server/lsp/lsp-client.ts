@@ -5,6 +5,7 @@ import {
   createProtocolConnection,
   DidChangeConfigurationNotification,
   DidChangeTextDocumentNotification,
+  DidChangeWorkspaceFoldersNotification,
   DidCloseTextDocumentNotification,
   DidOpenTextDocumentNotification,
   ExitNotification,
@@ -27,6 +28,7 @@ const SERVER = fileURLToPath(new URL('../../../language-server/bin/blueprint-lan
 export interface ClientSettings {
   schema?: string;
   validate?: { enable?: boolean };
+  modeline?: { allowedPaths?: string[]; allowDownload?: boolean };
 }
 
 /**
@@ -71,12 +73,22 @@ export class LspClient {
     return this.child.pid;
   }
 
-  async initialize(rootUri: string | null = null, initializationOptions?: unknown): Promise<InitializeResult> {
+  /** `workspaceFolders` (URIs) also declares that the client sends workspace folder changes. */
+  async initialize(
+    rootUri: string | null = null,
+    initializationOptions?: unknown,
+    workspaceFolders?: string[],
+  ): Promise<InitializeResult> {
     this.initializeResult = await this.connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri,
+      ...(workspaceFolders ? { workspaceFolders: workspaceFolders.map((uri) => ({ uri, name: uri })) } : {}),
       capabilities: {
-        workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } },
+        workspace: {
+          configuration: true,
+          didChangeConfiguration: { dynamicRegistration: true },
+          ...(workspaceFolders ? { workspaceFolders: true } : {}),
+        },
         textDocument: {
           synchronization: { dynamicRegistration: false, didSave: false },
           completion: { completionItem: { snippetSupport: true, documentationFormat: ['markdown', 'plaintext'] } },
@@ -118,6 +130,13 @@ export class LspClient {
     this.settings = settings;
     await this.connection.sendNotification(DidChangeConfigurationNotification.type, {
       settings: { blueprint: settings },
+    });
+  }
+
+  async changeWorkspaceFolders(added: string[], removed: string[] = []): Promise<void> {
+    const folders = (uris: string[]) => uris.map((uri) => ({ uri, name: uri }));
+    await this.connection.sendNotification(DidChangeWorkspaceFoldersNotification.type, {
+      event: { added: folders(added), removed: folders(removed) },
     });
   }
 

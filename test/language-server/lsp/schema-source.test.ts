@@ -70,10 +70,12 @@ describe('where the schema comes from', () => {
   });
 
   it('reports its release label', async () => {
+    await client.changeSettings({ modeline: { allowDownload: true } });
     const uri = pathToFileURL(path.join(folder, 'label.yaml')).href;
     await client.open(uri, `# yaml-language-server: $schema=${schemaUrl}\n${blueprint('acme_shop.widget')}`);
     const info = (await client.connection.sendRequest('blueprint/schemaInfo', { uri })) as { title: string };
     expect(info.title).toBe(otherSchema.title);
     await client.close(uri);
+    await client.changeSettings({});
   });
 });

@@ -1,0 +1,163 @@
+import type { BNode, BScalar, BSeq } from './blueprint-node.ts';
+import { problem, schemaCodes, syntaxAndTagCodes, withFix, withSuggestions, type Problem } from './problem.ts';
+import type { ModelInfo, SchemaIndex } from './schema-index.ts';
+import { hint, isDeferred, suggest } from './validate-helpers.ts';
+
+const codes = syntaxAndTagCodes;
+const findTags: ReadonlySet<string> = new Set(['!Find', '!FindObject']);
+
+export interface FindCheckOptions {
+  /** Leaves out subtrees checked elsewhere (the entries, whose checks the language service keeps). */
+  skip?: (node: BNode) => boolean;
+  /** The source text, to show values as written in messages; without it they are shown as read. */
+  text?: string;
+}
+
+/** Django's name for the primary key of any model, whatever its field is called. */
+const primaryKeyAlias = 'pk';
+
+/**
+ * Checks the arguments of every `!Find` and `!FindObject` in the tree: `[app.model, [field, value], ...]`.
+ *
+ * The service reads each query straight from its YAML node (`for node in query.value`) and only
+ * resolves tags INSIDE it, so a query must be a literal two-item sequence: a scalar (flat
+ * arguments) or a tagged node in its place fails or is misread. The model is looked up like an
+ * entry's (app label exact, model part folded to lowercase), the fields by the part before any
+ * Django lookup (`name__iexact`). Both only warn: the schema lists the models blueprints can create
+ * and their writable fields, while !Find may search any model by any field.
+ * Iterative; never throws.
+ */
+export function checkFindTags(root: BNode | undefined, index: SchemaIndex, options: FindCheckOptions = {}): Problem[] {
+  const { skip, text } = options;
+  const problems: Problem[] = [];
+  const pending: BNode[] = root ? [root] : [];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (skip?.(node)) continue;
+    if (node.kind === 'seq') {
+      if (node.tag !== undefined && findTags.has(node.tag) && node.items.length > 0) {
+        checkFind(node, index, text, problems);
+      }
+      for (let i = node.items.length - 1; i >= 0; i--) pending.push(node.items[i]!);
+    } else if (node.kind === 'map') {
+      for (let i = node.entries.length - 1; i >= 0; i--) pending.push(node.entries[i]!.value, node.entries[i]!.key);
+    }
+  }
+  return problems;
+}
+
+function checkFind(node: BSeq, index: SchemaIndex, text: string | undefined, problems: Problem[]): void {
+  const tag = node.tag!;
+  const [modelNode, ...queries] = node.items;
+  const model = checkModel(tag, modelNode!, index, problems);
+  let flat: BScalar[] = [];
+  const reportFlat = (): void => {
+    if (flat.length > 0) problems.push(flatArguments(tag, modelNode!, flat, text));
+    flat = [];
+  };
+  for (const query of queries) {
+    if (query.kind === 'scalar' && !isDeferred(query)) {
+      flat.push(query);
+      continue;
+    }
+    reportFlat();
+    checkQuery(tag, query, model, problems);
+  }
+  reportFlat();
+}
+
+/** The model named by the first item, when the schema knows it (for the field checks). */
+function checkModel(tag: string, node: BNode, index: SchemaIndex, problems: Problem[]): ModelInfo | undefined {
+  if (isDeferred(node)) return undefined;
+  if (node.kind !== 'scalar' || typeof node.value !== 'string' || !node.value.includes('.')) {
+    const shown =
+      node.kind === 'scalar' ? `'${String(node.value)}'` : `a ${node.kind === 'seq' ? 'sequence' : 'mapping'}`;
+    const suggestions = node.kind === 'scalar' ? byModelPart(String(node.value), index) : [];
+    const names = suggestions.map((name) => `'${name}'`).join(' or ');
+    const message = `The first item of ${tag} is the model, written <app>.<model>, not ${shown}.${names ? ` Did you mean ${names}?` : ''}`;
+    problems.push(withSuggestions(problem(codes, 'tag-find-shape', node.range, message), node.range, suggestions));
+    return undefined;
+  }
+  const written = node.value;
+  const found = index.lookupModel(written);
+  if (found.model && !found.caseMismatch) return found.model;
+  if (found.model && written.split('.')[0] === found.model.app) {
+    // The service folds the model part to lowercase, as it does for an entry's model.
+    const message = `model names are lowercase: ${found.model.name}.`;
+    problems.push(
+      withSuggestions(problem(schemaCodes, 'model-case', node.range, message), node.range, [found.model.name]),
+    );
+    return found.model;
+  }
+  const suggestions = found.model ? [found.model.name] : found.suggestions;
+  const names = suggestions.map((name) => `'${name}'`).join(suggestions.length === 2 ? ' or ' : ', ');
+  const why = found.model ? ' (the app label must match exactly)' : '';
+  const message = `Unknown model '${written}' for ${tag}${why}.${names ? ` Did you mean ${names}?` : ''}`;
+  problems.push(
+    withSuggestions(problem(codes, 'tag-find-model-unknown', node.range, message), node.range, suggestions),
+  );
+  return undefined;
+}
+
+/** Models whose part after the app label is `word` (a name written without its app). */
+function byModelPart(word: string, index: SchemaIndex): string[] {
+  const lower = word.toLowerCase();
+  return index.modelNames.filter((name) => name.slice(name.indexOf('.') + 1) === lower).slice(0, 3);
+}
+
+/** Scalars where pairs belong: one problem for each run of them, showing the pairs they were meant to be. */
+function flatArguments(tag: string, modelNode: BNode, run: readonly BScalar[], text: string | undefined): Problem {
+  // As written when the text is known (`y` stays `y`, not the boolean it reads as).
+  const shown = (node: BScalar): string => (text ? text.slice(node.range[0], node.range[1]) : String(node.value));
+  const model = modelNode.kind === 'scalar' && !isDeferred(modelNode) ? shown(modelNode) : 'app.model';
+  const pairs: string[] = [];
+  if (run.length % 2 === 0) {
+    for (let i = 0; i < run.length; i += 2) pairs.push(`[${shown(run[i]!)}, ${shown(run[i + 1]!)}]`);
+  } else pairs.push('[field, value]', '...');
+  const message = `${tag} takes [field, value] pairs after the model, not flat arguments: write ${tag} [${model}, ${pairs.join(', ')}].`;
+  return problem(codes, 'tag-find-shape', [run[0]!.range[0], run[run.length - 1]!.range[1]], message);
+}
+
+function checkQuery(tag: string, query: BNode, model: ModelInfo | undefined, problems: Problem[]): void {
+  if (query.kind === 'alias') return;
+  if (query.tag?.startsWith('!')) {
+    const message = `A ${tag} query must be a literal [field, value] pair: the service does not resolve ${query.tag} in its place.`;
+    problems.push(problem(codes, 'tag-find-shape', query.range, message));
+    return;
+  }
+  if (query.kind === 'map') {
+    const [only] = query.entries;
+    const written =
+      query.entries.length === 1 && only!.key.kind === 'scalar' && only!.value.kind === 'scalar'
+        ? `: write [${String(only!.key.value)}, ${String(only!.value.value)}]`
+        : '';
+    const message = `A ${tag} query is a [field, value] pair, not a mapping${written}.`;
+    problems.push(problem(codes, 'tag-find-shape', query.range, message));
+    return;
+  }
+  if (query.kind !== 'seq') return;
+  if (query.items.length !== 2) {
+    const count = query.items.length === 1 ? '1 item' : `${query.items.length} items`;
+    const message = `A ${tag} query is a [field, value] pair, but this one has ${count}.`;
+    problems.push(problem(codes, 'tag-find-shape', query.range, message));
+    return;
+  }
+  const field = query.items[0]!;
+  if (model && field.kind === 'scalar' && !isDeferred(field) && typeof field.value === 'string') {
+    checkField(field, field.value, model, problems);
+  }
+}
+
+/** `name__iexact`, `flow__slug`: the part before the first `__` is a field of the model; the rest is Django's. */
+function checkField(node: BScalar, written: string, model: ModelInfo, problems: Problem[]): void {
+  const name = written.split('__')[0]!;
+  if (name === primaryKeyAlias || model.fieldNames.includes(name)) return;
+  const suggestion = suggest(name, model.fieldNames);
+  const lookup = written.slice(name.length);
+  const within = lookup ? ` (in '${written}')` : '';
+  const message = `${model.name} has no field '${name}'${within}.${hint(suggestion)}`;
+  const found = problem(codes, 'tag-find-field-unknown', node.range, message);
+  problems.push(
+    suggestion ? withFix(found, `Change to '${suggestion}${lookup}'`, node.range, suggestion + lookup) : found,
+  );
+}
