@@ -40,6 +40,7 @@ export class LspProcess {
   readonly version: string;
   private waiters = new Map<string, (diagnostics: Diagnostic[]) => void>();
   private versions = new Map<string, number>();
+  private versionWaiters: { uri: string; version: number; resolve: (diagnostics: Diagnostic[]) => void }[] = [];
 
   /** `settings` answers `workspace/configuration` by section and is pushed after `initialized`. */
   constructor(
@@ -50,7 +51,9 @@ export class LspProcess {
     const packageJson = require.resolve(`${server.packageName}/package.json`);
     this.version = (JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version;
     const bin = path.join(path.dirname(packageJson), server.bin);
-    this.child = spawn(process.execPath, [bin, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // BENCH_LSP_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the server process.
+    const nodeArgs = (process.env.BENCH_LSP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    this.child = spawn(process.execPath, [...nodeArgs, bin, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr!.resume();
     this.connection = createMessageConnection(
       new StreamMessageReader(this.child.stdout!),
@@ -58,7 +61,12 @@ export class LspProcess {
     );
     this.connection.onNotification(
       'textDocument/publishDiagnostics',
-      (params: { uri: string; diagnostics: Diagnostic[] }) => {
+      (params: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
+        this.versionWaiters = this.versionWaiters.filter((waiting) => {
+          if (waiting.uri !== params.uri || waiting.version !== params.version) return true;
+          waiting.resolve(params.diagnostics);
+          return false;
+        });
         const waiter = this.waiters.get(params.uri);
         if (waiter) {
           this.waiters.delete(params.uri);
@@ -96,6 +104,38 @@ export class LspProcess {
     });
     const diagnostics = await received;
     return { ms: performance.now() - started, diagnostics };
+  }
+
+  /** Sends incremental changes without waiting for anything; returns the new version. */
+  async notifyChange(uri: string, changes: object[]): Promise<number> {
+    const version = (this.versions.get(uri) ?? 1) + 1;
+    this.versions.set(uri, version);
+    await this.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version },
+      contentChanges: changes,
+    });
+    return version;
+  }
+
+  /** The diagnostics published for `version` of `uri` (servers that publish versions). */
+  diagnosticsOfVersion(uri: string, version: number): Promise<Diagnostic[]> {
+    return withTimeout(
+      new Promise<Diagnostic[]>((resolve) => this.versionWaiters.push({ uri, version, resolve })),
+      `diagnostics for version ${version} of ${path.basename(uri)}`,
+      300_000,
+    );
+  }
+
+  /** The ms until a request was answered with something, or undefined when it was not (in time, or at all). */
+  async answeredWithin(method: string, params: object, timeoutMs: number): Promise<number | undefined> {
+    const started = performance.now();
+    try {
+      const result = await withTimeout(this.connection.sendRequest<unknown>(method, params), method, timeoutMs);
+      return result ? performance.now() - started : undefined;
+    } catch (error) {
+      if (error instanceof Timeout) return undefined;
+      throw error;
+    }
   }
 
   /** Resident set of the server process now and at its peak (VmRSS, VmHWM), in MB. */

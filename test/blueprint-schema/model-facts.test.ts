@@ -23,6 +23,8 @@ interface Facts {
 const deviations: Record<string, unknown> = {
   // An integer field with choices in the service; the release's schema lists the strings "6", "8".
   'idp_stages_authenticator_totp.authenticatortotpstage.digits': { type: 'integer', enum: [6, 8] },
+  // The facts are of 2025.12.0; the patch release 2025.12.4 no longer accepts `other`.
+  'idp_sources_kerberos.kerberossource.kadmin_type': { type: 'string', enum: ['MIT', 'Heimdal'] },
 };
 
 type Definitions = Record<string, { properties: Record<string, Record<string, unknown>>; required: string[] }>;

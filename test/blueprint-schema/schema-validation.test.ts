@@ -28,7 +28,8 @@ describe('the generated schema under Ajv (draft-07)', () => {
 
   it('declares draft-07 and the release title', () => {
     expect(schema.$schema).toBe(`${DRAFT_07}#`);
-    expect(schema.title).toBe('idp 2025.12 Blueprint schema');
+    expect(schema.title).toBe('idp 2025.12.4 Blueprint schema');
+    expect(schema.$id).toBe('https://schemas.idp.example/blueprint/2025.12.4.json');
   });
 
   it('is valid against the draft-07 meta-schema', () => {
@@ -54,6 +55,14 @@ describe('the generated schema under Ajv (draft-07)', () => {
       blueprint({ entries: [{ ...group, permissions: [{ permission: 'view_group', user: 1 }] }] }),
     ],
     [
+      'a Kerberos source administered by MIT kadmin',
+      blueprint({
+        entries: [
+          { model: 'idp_sources_kerberos.kerberossource', identifiers: { slug: 'krb' }, attrs: { kadmin_type: 'MIT' } },
+        ],
+      }),
+    ],
+    [
       'the meta model without identifiers',
       blueprint({ entries: [{ model: 'idp_blueprints.metaapplyblueprint', attrs: { identifiers: { name: 'b' } } }] }),
     ],
@@ -76,6 +85,18 @@ describe('the generated schema under Ajv (draft-07)', () => {
       blueprint({ entries: [{ ...group, permissions: [{ permission: 'view_flow' }] }] }),
     ],
     ['a group that is not a list', blueprint({ entries: { base: group } })],
+    [
+      'a Kerberos kadmin_type of other (refused since 2025.12.4)',
+      blueprint({
+        entries: [
+          {
+            model: 'idp_sources_kerberos.kerberossource',
+            identifiers: { slug: 'krb' },
+            attrs: { kadmin_type: 'other' },
+          },
+        ],
+      }),
+    ],
   ])('rejects %s', (_name, document) => {
     expect(validate(document)).toBe(false);
   });

@@ -36,10 +36,31 @@ describe('hover on fields', () => {
     expect(found?.markdown).toContain('One of: `authentication`, `authorization`, `invalidation`, `enrollment`');
   });
 
+  it("a field key with a description of its own: the model's description of the field", () => {
+    const found = hover(flow('    attrs:\n      designa‸tion: enrollment\n'));
+    expect(found?.covers).toBe('designation');
+    expect(found?.markdown).toContain('What the flow is for: authentication (log in), authorization');
+    expect(found?.markdown).toContain('The service also looks flows up by designation');
+  });
+
   it('a field value: the same facts, over the value', () => {
     const found = hover(flow('    attrs:\n      designation: authen‸tication\n'));
     expect(found?.covers).toBe('authentication');
     expect(found?.markdown).toContain('One of: `authentication`');
+  });
+
+  it('a value of a long enum: every allowed value, as the short problem message promises', () => {
+    const event = `entries:\n  - model: idp_events.event\n    identifiers:\n      action: lo‸gn\n`;
+    const markdown = hover(event)?.markdown ?? '';
+    const action = index.lookupModel('idp_events.event').model!.fields!.properties as Record<
+      string,
+      { enum: string[] }
+    >;
+    expect(action.action!.enum.length).toBeGreaterThan(5);
+    expect(markdown).toContain(`One of: ${action.action!.enum.map((value) => `\`${value}\``).join(', ')}`);
+    expect(markdown).not.toContain('more)');
+    const permissions = `entries:\n  - model: idp_rbac.role\n    identifiers:\n      name: r\n    attrs:\n      permis‸sions: []\n`;
+    expect(hover(permissions)?.markdown).not.toContain('more)');
   });
 
   it("an identifier: the schema's description", () => {
@@ -110,7 +131,7 @@ describe('hover on the model', () => {
   it('an unknown model: a note with the nearest names', () => {
     const found = hover('entries:\n  - model: idp_flows.fl‸wo\n');
     expect(found?.markdown).toBe(
-      '`idp_flows.flwo`: no model of this name in idp 2025.12 Blueprint schema. Did you mean `idp_flows.flow`?',
+      '`idp_flows.flwo`: no model of this name in idp 2025.12.4 Blueprint schema. Did you mean `idp_flows.flow`?',
     );
   });
 });

@@ -174,6 +174,24 @@ describe('quick fixes', () => {
     expect(permission.result).toContain('permission: view_flow\n');
   });
 
+  it('changes a misspelt enum value to the suggestion, keeping its quotes', () => {
+    const designation = (value: string) =>
+      flow(`    identifiers:\n      slug: x\n    attrs:\n      designation: ${value}\n`);
+    const plain = fixed(designation('authentification'), 'field-invalid');
+    expect(plain.fix).toMatchObject({ title: "Change to 'authentication'", preferred: true });
+    expect(plain.result).toBe(designation('authentication'));
+    expect(fixed(designation("'Authentication'"), 'field-invalid').result).toBe(designation("'authentication'"));
+    expect(fixed(designation('"authentcation"'), 'field-invalid').result).toBe(designation('"authentication"'));
+    const stage = (fields: string) => `version: 1\nentries:\n  - model: idp_stages_identification.identificationstage\n    identifiers:\n      name: i\n    attrs:\n      user_fields: [${fields}]\n`; // prettier-ignore
+    expect(fixed(stage('email, usrname'), 'field-invalid').result).toBe(stage('email, username'));
+  });
+
+  it('offers no change for an enum value far from all the values', () => {
+    const source = flow('    identifiers:\n      slug: x\n    attrs:\n      designation: zzz\n');
+    const problems = service.doValidation(source);
+    expect(quickFixes(source, problems, problems[0]!.range)).toEqual([]);
+  });
+
   it('adds an empty identifiers block under the model line', () => {
     const source = flow('    attrs:\n      slug: x\n');
     const problems = service.doValidation(source);

@@ -191,6 +191,42 @@ const mistakes: [string, string, string, string][] = [
   ],
   ['field not in enum', totp('      digits: «"7"»'), 'field-invalid', 'digits must be one of: 6, 8.'],
   [
+    'enum value misspelt',
+    entry('idp_flows.flow', '    identifiers:\n      slug: f\n    attrs:\n      designation: «authentification»'),
+    'field-invalid',
+    "'authentification' is not one of the values of designation. Did you mean 'authentication'?",
+  ],
+  [
+    'enum value in another case',
+    entry('idp_flows.flow', '    identifiers:\n      slug: f\n    attrs:\n      designation: «"Authentication"»'),
+    'field-invalid',
+    "'Authentication' is not one of the values of designation. Did you mean 'authentication'?",
+  ],
+  [
+    'enum value far from all of a long enum',
+    entry('idp_events.event', '    identifiers:\n      action: «nothing_like_it»'),
+    'field-invalid',
+    'action must be one of: login, login_failed, logout, user_write, suspicious_request, ... (28 values; hover for all).',
+  ],
+  [
+    'enum item of a list misspelt',
+    entry(
+      'idp_stages_identification.identificationstage',
+      '    identifiers:\n      name: i\n    attrs:\n      user_fields: [email, «usrname»]',
+    ),
+    'field-invalid',
+    "'usrname' is not one of the values of user_fields[1]. Did you mean 'username'?",
+  ],
+  [
+    'enum item of a list far from all',
+    entry(
+      'idp_stages_identification.identificationstage',
+      '    identifiers:\n      name: i\n    attrs:\n      user_fields: [«phone»]',
+    ),
+    'field-invalid',
+    'user_fields[0] must be one of: email, username, upn.',
+  ],
+  [
     'quoted number for an integer field',
     entry('idp_flows.flowstagebinding', '    identifiers:\n      order: «"10"»'),
     'field-number-quoted',

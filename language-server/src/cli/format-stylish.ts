@@ -12,7 +12,7 @@ export function formatStylish(results: readonly LintResult[]): string {
     const diagnostics = toDiagnostics(result);
     if (diagnostics.length === 0) continue;
     const rows = diagnostics.map((d) => [`${d.line}:${d.column}`, d.severity, d.message, d.code]);
-    const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
+    const widths = [0, 1, 2].map((i) => rows.reduce((widest, row) => Math.max(widest, row[i]!.length), 0));
     out.push(result.file);
     for (const row of rows) {
       out.push(`  ${row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ')}`);

@@ -13,9 +13,11 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { toDiagnostic } from './convert.ts';
 import { createDiagnosticsScheduler } from './diagnostics-scheduler.ts';
 import { defaultSettings, DocumentSessions, type Settings } from './documents.ts';
+import { EditableDocument } from './editable-document.ts';
 import type { FeatureContext } from './features/feature-context.ts';
 import { registerFeatures } from './features/index.ts';
 import { SchemaCache } from './schema-source.ts';
+import { limitProblems, MAX_PUBLISHED_PROBLEMS } from '../service/problem.ts';
 
 export interface ServerOptions {
   /** The schema used when neither a modeline nor the `blueprint.schema` setting names one. */
@@ -37,7 +39,7 @@ export const VALIDATE_FILES_REQUEST = 'blueprint/validateFiles';
  * (debounced, newest version only, cleared on close), settings, schemas and the features.
  */
 export function startServer(connection: Connection, options: ServerOptions): void {
-  const documents = new TextDocuments(TextDocument);
+  const documents = new TextDocuments(EditableDocument);
   let clientPullsSettings = false;
   let pushedSettings: Settings = defaultSettings;
   /** Paths of the workspace folders: relative settings start at the first; modelines may name files in any. */
@@ -61,12 +63,16 @@ export function startServer(connection: Connection, options: ServerOptions): voi
   const sessions = new DocumentSessions(new SchemaCache(), options.bundledSchema, settingsOf, () => workspaceFolders);
 
   const log = (message: string) => connection.console.error(message);
+  // Requests come first: a pending validation waits until they have been answered.
   const safely: FeatureContext['safely'] = (name, fallback, handler) => async (params) => {
+    scheduler.busy();
     try {
       return await handler(params);
     } catch (error) {
       log(`blueprint: ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return fallback;
+    } finally {
+      scheduler.busy();
     }
   };
 
@@ -77,7 +83,8 @@ export function startServer(connection: Connection, options: ServerOptions): voi
     const problems = settings.validate ? await sessions.validate(document) : [];
     // A newer version may have arrived while the schema loaded: its own run will publish.
     if (documents.get(uri)?.version !== version) return;
-    const diagnostics = problems.map((found) => toDiagnostic(document, found));
+    const shown = limitProblems(problems, MAX_PUBLISHED_PROBLEMS);
+    const diagnostics = shown.map((found) => toDiagnostic(document, found));
     await connection.sendDiagnostics({ uri, version, diagnostics });
   };
   let delayMs = options.debounceMs ?? 10;

@@ -226,8 +226,9 @@ function schemaFacts(root: JsonObject, schema: JsonObject): string[] {
     facts.push(sentence(`${describeType(types)}${each}`));
   }
   if (schema.const !== undefined) facts.push(`Always ${code(show(schema.const))}`);
-  if (Array.isArray(schema.enum)) facts.push(`One of: ${list(schema.enum.map(show))}`);
-  if (items && Array.isArray(items.enum)) facts.push(`Items one of: ${list(items.enum.map(show))}`);
+  // All of them: a problem about a value outside a long enumeration sends the reader here.
+  if (Array.isArray(schema.enum)) facts.push(`One of: ${list(schema.enum.map(show), Infinity)}`);
+  if (items && Array.isArray(items.enum)) facts.push(`Items one of: ${list(items.enum.map(show), Infinity)}`);
   if (typeof schema.format === 'string') facts.push(`Format ${code(schema.format)}`);
   const limits: [string, string][] = [
     ['minimum', 'At least %'],
@@ -266,12 +267,12 @@ function schemaMarkdown(title: string, root: JsonObject, schema: JsonObject | un
   return parts.join('\n\n');
 }
 
-/** Long enumerations are cut: a hover is read at a glance. */
+/** Long lists (a model's fields) are cut: a hover is read at a glance. The values of an enum are not. */
 const LIST_LIMIT = 30;
 
-function list(values: readonly string[]): string {
-  const shown = values.slice(0, LIST_LIMIT).map(code).join(', ');
-  return values.length > LIST_LIMIT ? `${shown}, … (${values.length - LIST_LIMIT} more)` : shown;
+function list(values: readonly string[], limit = LIST_LIMIT): string {
+  const shown = values.slice(0, limit).map(code).join(', ');
+  return values.length > limit ? `${shown}, … (${values.length - limit} more)` : shown;
 }
 
 function counted(count: number, noun: string): string {

@@ -76,7 +76,11 @@ function validate(
     const parsed = parseBlueprint(text, { ...(format ? { format } : {}), ...(previous ? { previous } : {}) });
     cache = parsed.cache;
     root = parsed.root;
-    problems.push(...parsed.problems);
+    // Appended one by one: spreading 100,000s of arguments into push() overflows the stack.
+    const add = (found: readonly Problem[]): void => {
+      for (const item of found) problems.push(item);
+    };
+    add(parsed.problems);
     // Entry checks are kept with the entry's parse: an unchanged entry is not checked again.
     const checked = new Set<BNode>();
     const checkEntry = (entry: BNode): readonly Problem[] => {
@@ -87,10 +91,10 @@ function validate(
       if (item) item.checks = found;
       return found;
     };
-    problems.push(...validateBlueprint(parsed.root, index, { checkEntry, text }));
-    problems.push(...checkTags(parsed.root, (node) => checked.has(node)));
-    problems.push(...checkFindTags(parsed.root, index, { skip: (node) => checked.has(node), text }));
-    problems.push(...checkReferences(parsed.root, { text }));
+    add(validateBlueprint(parsed.root, index, { checkEntry, text }));
+    add(checkTags(parsed.root, (node) => checked.has(node)));
+    add(checkFindTags(parsed.root, index, { skip: (node) => checked.has(node), text }));
+    add(checkReferences(parsed.root, { text }));
   } catch (error) {
     // A defect of ours must not cost the editor its other diagnostics, nor keep a broken cache.
     cache = undefined;

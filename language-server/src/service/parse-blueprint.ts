@@ -1,5 +1,6 @@
 import type { BNode } from './blueprint-node.ts';
-import type { Problem, Range } from './problem.ts';
+import { firstTooDeep, MAX_NESTING } from './nesting-depth.ts';
+import { problem, syntaxAndTagCodes, type Problem, type Range } from './problem.ts';
 import { readYamlDocument } from './yaml-document-reader.ts';
 import { readYamlFast, Unsupported } from './yaml-fast-reader.ts';
 
@@ -45,10 +46,17 @@ const ITEM_DEPTH = 2;
 export function parseBlueprint(text: string, options: ParseBlueprintOptions = {}): ParseResult {
   const format = options.format ?? 'yaml';
   const cache = new ParseCache(text);
+  // Both parsers recurse per level: text nested too deep is refused before either reads it.
+  const tooDeep = firstTooDeep(text, MAX_NESTING);
+  if (tooDeep !== undefined) {
+    const message = `Nested deeper than ${MAX_NESTING} levels: the blueprint is not checked further.`;
+    const range: Range = [tooDeep, Math.min(tooDeep + 1, text.length)];
+    return { root: undefined, problems: [problem(syntaxAndTagCodes, 'nesting-too-deep', range, message)], cache };
+  }
   const problems: Problem[] = [];
   const reusable = options.previous ? unchangedItems(options.previous, text) : undefined;
   const keep = (item: CachedItem): void => {
-    problems.push(...item.problems);
+    for (const found of item.problems) problems.push(found);
     cache.add(item);
   };
   try {
@@ -147,7 +155,7 @@ function containsAlias(root: BNode): boolean {
   while (pending.length > 0) {
     const node = pending.pop()!;
     if (node.kind === 'alias') return true;
-    if (node.kind === 'seq') pending.push(...node.items);
+    if (node.kind === 'seq') for (const child of node.items) pending.push(child);
     else if (node.kind === 'map') for (const entry of node.entries) pending.push(entry.key, entry.value);
   }
   return false;

@@ -53,6 +53,16 @@ export const syntaxAndTagCodes = {
     severity: 'warning',
     meaning: 'A mapping repeats a key; the service keeps the last value silently.',
   },
+  'nesting-too-deep': {
+    severity: 'error',
+    meaning:
+      'Collections nested deeper than 500 levels; the text is not checked further (no real blueprint nests so deep).',
+  },
+  'problems-not-shown': {
+    severity: 'information',
+    meaning:
+      'An editor is sent at most 1,000 problems per document; this last one counts the rest (with the severity of the most severe). The linter reports all.',
+  },
   'internal-error': { severity: 'error', meaning: 'The checker itself failed on this text (a bug in the checker).' },
   'tag-unknown': { severity: 'error', meaning: 'A custom tag that the service does not define.' },
   'tag-wrong-kind': { severity: 'error', meaning: 'A tag applied to a node kind it does not accept.' },
@@ -206,3 +216,27 @@ export type ReferenceCode = keyof typeof referenceCodes;
 
 /** Every code the language service reports, in one table. */
 export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes, ...referenceCodes } as const;
+
+/** How many problems the language server sends an editor per document (`limitProblems`). */
+export const MAX_PUBLISHED_PROBLEMS = 1000;
+
+const severityRank: Record<Severity, number> = { error: 0, warning: 1, information: 2 };
+
+/**
+ * At most `max` problems, in their order, and when some are left out one more at the position of
+ * the first left out saying how many: "N more problems not shown", with the severity of the most
+ * severe of them. What an editor is sent; a linter reports everything.
+ */
+export function limitProblems(problems: readonly Problem[], max: number): Problem[] {
+  if (problems.length <= max) return [...problems];
+  const shown = problems.slice(0, max);
+  let severity: Severity = 'information';
+  for (let i = max; i < problems.length; i++) {
+    if (severityRank[problems[i]!.severity] < severityRank[severity]) severity = problems[i]!.severity;
+  }
+  const hidden = problems.length - max;
+  const at = problems[max]!.range[0];
+  const message = `${hidden} more problem${hidden === 1 ? '' : 's'} not shown (at most ${max} are shown per document).`;
+  shown.push({ ...problem(syntaxAndTagCodes, 'problems-not-shown', [at, at], message), severity });
+  return shown;
+}

@@ -132,7 +132,7 @@ function checkLabels(labels: BNode, text: string | undefined, problems: Problem[
 function checkEntries(value: BNode, checkEntry: EntryCheck, problems: Problem[]): void {
   if (isDeferred(value)) return;
   if (value.kind === 'seq') {
-    for (const item of value.items) problems.push(...checkEntry(item));
+    for (const item of value.items) for (const found of checkEntry(item)) problems.push(found);
     return;
   }
   if (value.kind === 'map') {
@@ -152,6 +152,6 @@ function checkGroups(groups: BMap, checkEntry: EntryCheck, problems: Problem[]):
       problems.push(problem(codes, 'entries-invalid', value.range, message));
       continue;
     }
-    for (const item of value.items) problems.push(...checkEntry(item));
+    for (const item of value.items) for (const found of checkEntry(item)) problems.push(found);
   }
 }

@@ -1,4 +1,5 @@
 import type { BNode } from './blueprint-node.ts';
+import { enumMistake } from './enum-mistake.ts';
 import type { FieldError } from './field-validator.ts';
 import { escapePointer, resolvePointer } from './json-pointer.ts';
 import { problem, schemaCodes, withFix, withSuggestions, type Problem } from './problem.ts';
@@ -29,8 +30,6 @@ function message(name: string, error: FieldError): string {
   switch (error.keyword) {
     case 'type':
       return `${name} must be ${describeType(params.type)}.`;
-    case 'enum':
-      return `${name} must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')}.`;
     case 'const':
       return `${name} must be ${String(params.allowedValue)}.`;
     case 'format':
@@ -145,6 +144,17 @@ export function validateFields(
       const text = `${name} is written as the string "${data}"; the schema wants a number. Write ${number} unquoted; the service converts it.`;
       const found = problem(codes, 'field-number-quoted', origin.node.range, text);
       problems.push(withFix(found, `Unquote as ${number}`, origin.node.range, String(number)));
+      continue;
+    }
+    if (error.keyword === 'enum') {
+      const mistake = enumMistake(
+        name,
+        origin.node,
+        (error.params as Record<string, unknown>).allowedValues as unknown[],
+      );
+      const found = problem(codes, 'field-invalid', origin.node.range, mistake.message);
+      const { fix } = mistake;
+      problems.push(fix ? withFix(found, fix.title, fix.range, fix.newText) : found);
       continue;
     }
     problems.push(problem(codes, 'field-invalid', origin.node.range, message(name, error)));

@@ -1,0 +1,165 @@
+/**
+ * Nesting deeper than this is refused before parsing. The `yaml` package composes nodes
+ * recursively and overflows the call stack at about 1,000 levels (and its lexer runs out of
+ * memory on very long `- - - …` lines); no real blueprint comes near 500 levels.
+ */
+export const MAX_NESTING = 500;
+
+const NL = 10;
+const CR = 13;
+const SPACE = 32;
+const TAB = 9;
+const HASH = 35;
+const DASH = 45;
+const COLON = 58;
+const COMMA = 44;
+const BANG = 33;
+const AMPERSAND = 38;
+const SQUOTE = 39;
+const DQUOTE = 34;
+const LBRACKET = 91;
+const RBRACKET = 93;
+const LBRACE = 123;
+const RBRACE = 125;
+const PIPE = 124;
+const GT = 62;
+const BACKSLASH = 92;
+
+/**
+ * The offset of the first collection nested deeper than `limit` levels (the root is level 1), or
+ * `undefined`. A linear scan without recursion that follows block indentation, compact `- - x`
+ * sequences and flow brackets (outside quotes, comments and block scalars); it errs on the side
+ * of counting too few levels, never throws, and needs no well-formed input.
+ */
+export function firstTooDeep(text: string, limit = MAX_NESTING): number | undefined {
+  const len = text.length;
+  const code = (at: number): number => text.charCodeAt(at);
+  const blankAt = (at: number): boolean => at >= len || code(at) === SPACE || code(at) === NL || code(at) === CR;
+  const skipSpaces = (at: number): number => {
+    while (code(at) === SPACE || code(at) === TAB) at++;
+    return at;
+  };
+  const lineEnd = (at: number): number => {
+    const found = text.indexOf('\n', at);
+    return found < 0 ? len : found;
+  };
+  /** The open block collections: their column, and whether a sequence (it may share its parent mapping's column). */
+  const blocks: { column: number; seq: boolean }[] = [];
+  let flow = 0;
+  let nodeStart = true;
+  let lineStart = 0;
+  const open = (column: number, seq: boolean): boolean => {
+    const top = blocks[blocks.length - 1];
+    if (top && (top.column > column || (top.column === column && (top.seq || !seq)))) return false;
+    blocks.push({ column, seq });
+    return blocks.length + flow > limit;
+  };
+
+  while (lineStart < len) {
+    let p = skipSpaces(lineStart);
+    if (p >= len) break;
+    const first = code(p);
+    if (first === NL || first === CR || first === HASH) {
+      lineStart = lineEnd(p) + 1;
+      continue;
+    }
+    if (flow === 0) {
+      nodeStart = true;
+      const column = p - lineStart;
+      const dash = first === DASH && blankAt(p + 1);
+      while (blocks.length > 0 && blocks[blocks.length - 1]!.column > column) blocks.pop();
+      // A key after a sequence written at its mapping's column ends the sequence.
+      const top = blocks[blocks.length - 1];
+      if (!dash && top?.seq && top.column === column && blocks[blocks.length - 2]?.column === column) blocks.pop();
+      // A flow collection at the start of a line is counted by its bracket alone.
+      if (first !== LBRACKET && first !== LBRACE && open(column, dash)) return p;
+      // `- - x`: each further dash on the line opens a sequence inside the item.
+      while (code(p) === DASH && blankAt(p + 1)) {
+        const after = skipSpaces(p + 1);
+        if (!(code(after) === DASH && blankAt(after + 1))) {
+          p = after;
+          break;
+        }
+        if (open(after - lineStart, true)) return after;
+        p = after;
+      }
+    }
+    let ended = false;
+    while (!ended && p < len && code(p) !== NL) {
+      const ch = code(p);
+      if (ch === SPACE || ch === TAB || ch === CR) {
+        p++;
+        continue;
+      }
+      if (ch === HASH && (nodeStart || code(p - 1) === SPACE || code(p - 1) === TAB)) {
+        p = lineEnd(p);
+        break;
+      }
+      if (nodeStart && (ch === SQUOTE || ch === DQUOTE)) {
+        p = quotedEnd(text, p);
+        nodeStart = false;
+        continue;
+      }
+      if (nodeStart && (ch === BANG || ch === AMPERSAND)) {
+        while (p < len && !blankAt(p) && (flow === 0 || !isFlowIndicator(code(p)))) p++;
+        continue;
+      }
+      if (nodeStart && flow === 0 && (ch === PIPE || ch === GT)) {
+        p = blockScalarEnd(text, lineEnd(p), blocks[blocks.length - 1]?.column ?? -1);
+        ended = true;
+        continue;
+      }
+      if (ch === LBRACKET || ch === LBRACE) {
+        if (nodeStart || flow > 0) {
+          flow++;
+          if (blocks.length + flow > limit) return p;
+          nodeStart = true;
+        } else nodeStart = false;
+        p++;
+        continue;
+      }
+      if (flow > 0 && (ch === RBRACKET || ch === RBRACE)) {
+        flow--;
+        nodeStart = false;
+      } else if (flow > 0 && ch === COMMA) nodeStart = true;
+      else if (ch === COLON && (flow > 0 || blankAt(p + 1))) nodeStart = true;
+      else if (ch === DASH && nodeStart && blankAt(p + 1)) nodeStart = true;
+      else nodeStart = false;
+      p++;
+    }
+    lineStart = ended ? p : lineEnd(p) + 1;
+  }
+  return undefined;
+}
+
+const isFlowIndicator = (ch: number): boolean =>
+  ch === COMMA || ch === LBRACKET || ch === RBRACKET || ch === LBRACE || ch === RBRACE;
+
+/** The offset after the quoted scalar starting at `at` (which may span lines), or the end of the text. */
+function quotedEnd(text: string, at: number): number {
+  const quote = text.charCodeAt(at);
+  let p = at + 1;
+  while (p < text.length) {
+    const ch = text.charCodeAt(p);
+    if (quote === DQUOTE && ch === BACKSLASH) p += 2;
+    else if (ch === quote && quote === SQUOTE && text.charCodeAt(p + 1) === SQUOTE) p += 2;
+    else if (ch === quote) return p + 1;
+    else p++;
+  }
+  return text.length;
+}
+
+/** The start of the first line after `lineEnd` that is not blank and not indented more than `parent`. */
+function blockScalarEnd(text: string, lineEnd: number, parent: number): number {
+  let lineStart = lineEnd + 1;
+  while (lineStart < text.length) {
+    let p = lineStart;
+    while (text.charCodeAt(p) === SPACE) p++;
+    const ch = text.charCodeAt(p);
+    if (p < text.length && ch !== NL && ch !== CR && p - lineStart <= parent) return lineStart;
+    const next = text.indexOf('\n', p);
+    if (next < 0) return text.length;
+    lineStart = next + 1;
+  }
+  return text.length;
+}
