@@ -39,13 +39,19 @@ export function displayLocation(location: string): string {
 
 /** The text of the schema at a file or http(s) URL, within `limits`; throws `SchemaUnavailable`. */
 export function readSchemaText(location: string, limits: SchemaLimits = defaultSchemaLimits): Promise<string> {
-  if (location.startsWith('file:')) {
-    const seconds = limits.fileTimeoutMs / 1000;
-    return withDeadline(readRegularFile(fileURLToPath(location), limits.maxBytes), limits.fileTimeoutMs, () => {
-      return new SchemaUnavailable(`could not be read within ${seconds} s`);
-    });
-  }
+  if (location.startsWith('file:'))
+    return readLocalText(fileURLToPath(location), limits.maxBytes, limits.fileTimeoutMs);
   return download(location, limits);
+}
+
+/**
+ * The text of a regular file (never a FIFO or device) of at most `maxBytes`, read within
+ * `timeoutMs`; throws `SchemaUnavailable` with the reason. Also for blueprints read from disk.
+ */
+export function readLocalText(file: string, maxBytes: number, timeoutMs: number): Promise<string> {
+  return withDeadline(readRegularFile(file, maxBytes), timeoutMs, () => {
+    return new SchemaUnavailable(`could not be read within ${timeoutMs / 1000} s`);
+  });
 }
 
 /**

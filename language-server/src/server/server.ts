@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import {
   DidChangeConfigurationNotification,
@@ -16,8 +15,13 @@ import { defaultSettings, DocumentSessions, type Settings } from './documents.ts
 import { EditableDocument } from './editable-document.ts';
 import type { FeatureContext } from './features/feature-context.ts';
 import { registerFeatures } from './features/index.ts';
+import { readLocalText } from './schema-reader.ts';
 import { SchemaCache } from './schema-source.ts';
 import { limitProblems, MAX_PUBLISHED_PROBLEMS } from '../service/problem.ts';
+
+/** Largest blueprint Validate Workspace reads from disk, and how long a read may take. */
+const MAX_BLUEPRINT_BYTES = 32 * 1024 * 1024;
+const READ_TIMEOUT_MS = 10_000;
 
 export interface ServerOptions {
   /** The schema used when neither a modeline nor the `blueprint.schema` setting names one. */
@@ -198,27 +202,33 @@ export function startServer(connection: Connection, options: ServerOptions): voi
     }),
   );
 
-  // Files that are not open are read from disk; each gets its diagnostics published.
+  // Files that are not open are read from disk (regular files only, bounded: a FIFO named like a
+  // blueprint must not hold a file-system thread); each gets its diagnostics published.
   connection.onRequest(
     VALIDATE_FILES_REQUEST,
     safely(VALIDATE_FILES_REQUEST, { files: 0, problems: 0 }, async (params: { uris: string[] }) => {
       let problems = 0;
+      let files = 0;
       for (const uri of params.uris) {
         const open = documents.get(uri);
         // An open document's problems are those of its session (kept per version); others are read from disk.
-        const document =
-          open ??
-          TextDocument.create(
-            uri,
-            /\.json$/i.test(uri) ? 'json' : 'yaml',
-            0,
-            await readFile(fileURLToPath(uri), 'utf8'),
-          );
+        let text: string | undefined;
+        if (!open) {
+          try {
+            text = await readLocalText(fileURLToPath(uri), MAX_BLUEPRINT_BYTES, READ_TIMEOUT_MS);
+          } catch (error) {
+            log(`blueprint: Validate Workspace skipped ${fileURLToPath(uri)}: ${(error as Error).message}`);
+            continue;
+          }
+        }
+        const document = open ?? TextDocument.create(uri, /\.json$/i.test(uri) ? 'json' : 'yaml', 0, text!);
         const found = open ? await sessions.validate(open) : await sessions.validateOnce(document);
         problems += found.length;
-        await connection.sendDiagnostics({ uri, diagnostics: found.map((item) => toDiagnostic(document, item)) });
+        files += 1;
+        const shown = limitProblems(found, MAX_PUBLISHED_PROBLEMS);
+        await connection.sendDiagnostics({ uri, diagnostics: shown.map((item) => toDiagnostic(document, item)) });
       }
-      return { files: params.uris.length, problems };
+      return { files, problems };
     }),
   );
 

@@ -146,6 +146,21 @@ describe.skipIf(process.platform === 'win32')('what a schema modeline may name',
     expect(diagnostics.map((item) => item.code)).toEqual(['schema-unavailable', 'model-unknown']);
   });
 
+  it('skips a named pipe in Validate Workspace without waiting on it, and checks the other files', async () => {
+    const pipe = inWorkspace('pipe.blueprint.yaml');
+    execFileSync('mkfifo', [pipe]);
+    const file = inWorkspace('beside-the-pipe.yaml');
+    writeFileSync(file, acmeBlueprint);
+    const uris = [pathToFileURL(pipe).href, pathToFileURL(file).href];
+    const since = client.diagnostics.length;
+    const answer = await client.connection.sendRequest('blueprint/validateFiles', { uris });
+    expect(answer).toEqual({ files: 1, problems: 1 });
+    const diagnostics = await client.waitForDiagnostics(uris[1]!, () => true, since);
+    expect(diagnostics.map((item) => item.code)).toEqual(['model-unknown']);
+    expect(client.diagnostics.slice(since).some((published) => published.uri === uris[0])).toBe(false);
+    expect(client.logs.join('\n')).toMatch(/skipped .*pipe\.blueprint\.yaml: .*named pipe/);
+  });
+
   it("leaves the user's blueprint.schema setting free to name a file anywhere", async () => {
     await client.changeSettings({ schema: path.join(outside, 'acme.schema.json') });
     const uri = pathToFileURL(inWorkspace('by-setting.yaml')).href;
