@@ -20,10 +20,17 @@ const TABLES = [
   'sso_identities',
   'sso_flows',
   'sso_codes',
+  'holdings',
+  'imports',
+  'import_rows',
+  'rules',
+  'chats',
+  'chat_messages',
+  'chat_tool_calls',
 ];
 
 /**
- * Row counts of every table the API writes to, the latest change of tags and entries, and the
+ * Row counts of every table the API writes to, the latest change of tags, entries, imports and chats, and the
  * number of queued jobs: equal before and after a refused request when it wrote nothing.
  */
 export async function databaseSnapshot(server: TestServer) {
@@ -31,7 +38,8 @@ export async function databaseSnapshot(server: TestServer) {
     `select ${TABLES.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`,
   );
   const [latest] = await server.query(
-    `select max(updated_at) as tags, (select max(updated_at) from entries) as entries from tags`,
+    `select max(updated_at) as tags, (select max(updated_at) from entries) as entries,
+       (select max(updated_at) from imports) as imports, (select max(updated_at) from chats) as chats from tags`,
   );
   const [jobs] = await server.query('select count(*)::int as queued from graphile_worker.jobs');
   return { ...row, latest, jobs };
