@@ -1,5 +1,5 @@
 import type { BNode } from './blueprint-node.ts';
-import { parseBlueprint, type ParseCache } from './parse-blueprint.ts';
+import { parseBlueprint, type ParseCache, type ParseResult } from './parse-blueprint.ts';
 import { problem, syntaxAndTagCodes, type Problem } from './problem.ts';
 import { createSchemaIndex, type SchemaIndex } from './schema-index.ts';
 import { checkTags } from './tags.ts';
@@ -38,23 +38,26 @@ export function createLanguageService({ schema }: LanguageServiceOptions): Langu
   const index = createSchemaIndex(schema);
   return {
     index,
-    doValidation: (text, format) => validate(text, index, format).problems,
+    doValidation: (text, format) => validate(text, index, format),
     createDocumentValidator(format) {
       let cache: ParseCache | undefined;
-      let last: { text: string; root: BNode | undefined; problems?: Problem[] } | undefined;
-      const parse = (text: string) => {
-        if (last?.text === text) return last;
+      /** The newest text seen, its parse and, once validated, its problems. */
+      let last: { text: string; parsed: ParseResult; problems?: Problem[] } | undefined;
+      const parse = (text: string): ParseResult => {
+        if (last?.text === text) return last.parsed;
         const parsed = parseBlueprint(text, { ...(format ? { format } : {}), ...(cache ? { previous: cache } : {}) });
         cache = parsed.cache;
-        last = { text, root: parsed.root };
-        return last;
+        last = { text, parsed };
+        return parsed;
       };
       return {
         validate(text) {
-          if (last?.text === text && last.problems) return last.problems;
-          const result = validate(text, index, format, cache);
-          cache = result.cache;
-          last = { text, root: result.root, problems: result.problems };
+          const parsed = parse(text);
+          if (last!.problems) return last!.problems;
+          const result = check(text, parsed, index);
+          // A failed check leaves a cache that must not be trusted: the next text is read afresh.
+          if (!result.trusted) cache = undefined;
+          last!.problems = result.problems;
           return result.problems;
         },
         parse: (text) => parse(text).root,
@@ -63,24 +66,31 @@ export function createLanguageService({ schema }: LanguageServiceOptions): Langu
   };
 }
 
-function validate(
-  text: string,
-  index: SchemaIndex,
-  format: BlueprintFormat | undefined,
-  previous?: ParseCache,
-): { problems: Problem[]; cache: ParseCache | undefined; root: BNode | undefined } {
-  let cache: ParseCache | undefined;
-  let root: BNode | undefined;
-  const problems: Problem[] = [];
+function validate(text: string, index: SchemaIndex, format: BlueprintFormat | undefined): Problem[] {
+  let parsed: ParseResult;
   try {
-    const parsed = parseBlueprint(text, { ...(format ? { format } : {}), ...(previous ? { previous } : {}) });
-    cache = parsed.cache;
-    root = parsed.root;
-    // Appended one by one: spreading 100,000s of arguments into push() overflows the stack.
-    const add = (found: readonly Problem[]): void => {
-      for (const item of found) problems.push(item);
-    };
-    add(parsed.problems);
+    parsed = parseBlueprint(text, format ? { format } : {});
+  } catch (error) {
+    return [internalError(text, error)];
+  }
+  return check(text, parsed, index).problems;
+}
+
+function internalError(text: string, error: unknown): Problem {
+  const message = error instanceof Error ? error.message : String(error);
+  return problem(syntaxAndTagCodes, 'internal-error', [0, text.length], `The checks failed: ${message}`);
+}
+
+/** The problems of a parsed text, sorted by start offset; `trusted` is false when a check failed (a defect of ours). */
+function check(text: string, parsed: ParseResult, index: SchemaIndex): { problems: Problem[]; trusted: boolean } {
+  const problems: Problem[] = [];
+  let trusted = true;
+  // Appended one by one: spreading 100,000s of arguments into push() overflows the stack.
+  const add = (found: readonly Problem[]): void => {
+    for (const item of found) problems.push(item);
+  };
+  add(parsed.problems);
+  try {
     // Entry checks are kept with the entry's parse: an unchanged entry is not checked again.
     const checked = new Set<BNode>();
     const checkEntry = (entry: BNode): readonly Problem[] => {
@@ -96,14 +106,13 @@ function validate(
     add(checkFindTags(parsed.root, index, { skip: (node) => checked.has(node), text }));
     add(checkReferences(parsed.root, { text }));
   } catch (error) {
-    // A defect of ours must not cost the editor its other diagnostics, nor keep a broken cache.
-    cache = undefined;
-    const message = error instanceof Error ? error.message : String(error);
-    problems.push(problem(syntaxAndTagCodes, 'internal-error', [0, text.length], `The checks failed: ${message}`));
+    // A defect of ours must not cost the editor its other diagnostics.
+    trusted = false;
+    problems.push(internalError(text, error));
   }
   const sorted = problems
     .map((item, order) => ({ item, order }))
     .sort((a, b) => a.item.range[0] - b.item.range[0] || a.order - b.order)
     .map(({ item }) => item);
-  return { problems: sorted, cache, root };
+  return { problems: sorted, trusted };
 }

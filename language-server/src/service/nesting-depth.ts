@@ -5,6 +5,13 @@
  */
 export const MAX_NESTING = 500;
 
+/** Thrown by a reader that found a collection nested deeper than it may go, at `offset`. */
+export class TooDeep extends Error {
+  constructor(readonly offset: number) {
+    super(`nested too deep at offset ${offset}`);
+  }
+}
+
 const NL = 10;
 const CR = 13;
 const SPACE = 32;

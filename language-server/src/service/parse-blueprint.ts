@@ -1,5 +1,5 @@
 import type { BNode } from './blueprint-node.ts';
-import { firstTooDeep, MAX_NESTING } from './nesting-depth.ts';
+import { firstTooDeep, MAX_NESTING, TooDeep } from './nesting-depth.ts';
 import { problem, syntaxAndTagCodes, type Problem, type Range } from './problem.ts';
 import { readYamlDocument } from './yaml-document-reader.ts';
 import { readYamlFast, Unsupported } from './yaml-fast-reader.ts';
@@ -33,6 +33,8 @@ export interface CachedItem {
   problems: Problem[];
   /** Problems of checking it as an entry, kept by the language service once computed. */
   checks?: Problem[];
+  /** Every range array of the item's nodes, listed on its first move. */
+  ranges?: Range[];
 }
 
 /** Items of the root's sequences (`entries`, or its named groups) are read and cached one by one. */
@@ -45,16 +47,9 @@ const ITEM_DEPTH = 2;
  */
 export function parseBlueprint(text: string, options: ParseBlueprintOptions = {}): ParseResult {
   const format = options.format ?? 'yaml';
-  const cache = new ParseCache(text);
-  // Both parsers recurse per level: text nested too deep is refused before either reads it.
-  const tooDeep = firstTooDeep(text, MAX_NESTING);
-  if (tooDeep !== undefined) {
-    const message = `Nested deeper than ${MAX_NESTING} levels: the blueprint is not checked further.`;
-    const range: Range = [tooDeep, Math.min(tooDeep + 1, text.length)];
-    return { root: undefined, problems: [problem(syntaxAndTagCodes, 'nesting-too-deep', range, message)], cache };
-  }
   const problems: Problem[] = [];
   const reusable = options.previous ? unchangedItems(options.previous, text) : undefined;
+  const cache = new ParseCache(text);
   const keep = (item: CachedItem): void => {
     for (const found of item.problems) problems.push(found);
     cache.add(item);
@@ -62,6 +57,7 @@ export function parseBlueprint(text: string, options: ParseBlueprintOptions = {}
   try {
     const root = readYamlFast(text, problems, {
       itemDepth: ITEM_DEPTH,
+      maxNesting: MAX_NESTING,
       reuse: (start) => {
         const item = reusable?.(start);
         if (item) keep(item);
@@ -74,10 +70,21 @@ export function parseBlueprint(text: string, options: ParseBlueprintOptions = {}
       },
     });
     return { root, problems, cache };
-  } catch {
-    // Unsupported, or a defect of the fast reader: the general parser is the authority.
+  } catch (error) {
+    if (error instanceof TooDeep) return tooDeep(text, error.offset);
+    // Unsupported, or a defect of the fast reader: the general parser is the authority. It
+    // recurses per level, so text nested too deep is refused before it reads it.
+    const deep = firstTooDeep(text, MAX_NESTING);
+    if (deep !== undefined) return tooDeep(text, deep);
     return { ...readYamlDocument(text, format), cache: new ParseCache(text) };
   }
+}
+
+function tooDeep(text: string, offset: number): ParseResult {
+  const message = `Nested deeper than ${MAX_NESTING} levels: the blueprint is not checked further.`;
+  const range: Range = [offset, Math.min(offset + 1, text.length)];
+  const problems = [problem(syntaxAndTagCodes, 'nesting-too-deep', range, message)];
+  return { root: undefined, problems, cache: new ParseCache(text) };
 }
 
 function readItem(
@@ -96,6 +103,9 @@ function readItem(
     if (!(error instanceof Unsupported)) throw error;
     problems.length = before;
   }
+  // The slice's sequence stands for the entries sequence, at level 2 of the document.
+  const deep = firstTooDeep(text.slice(start, end), MAX_NESTING - (ITEM_DEPTH - 1));
+  if (deep !== undefined) throw new TooDeep(start + deep);
   const alone = readYamlDocument(text.slice(start, end), format);
   const root = alone.root;
   // An alias may point into another item: only the whole document can resolve it.
@@ -106,9 +116,10 @@ function readItem(
 }
 
 /**
- * The items of the previous parse whose text (and the line after it, which ends them) is
- * unchanged: those before the first changed character stay in place, those after the last one
- * move by the change in length. Each is handed out once.
+ * The items of the previous parse whose text is unchanged. Items before the first changed line
+ * stay in place and items after the last change move by the change in length, found by offset
+ * alone; between the two (edits spread over the document) an item is reused when the previous
+ * parse had one of the same text that would end at the same line here. Each is handed out once.
  */
 function unchangedItems(previous: ParseCache, text: string): (start: number) => CachedItem | undefined {
   const old = previous.text;
@@ -116,20 +127,59 @@ function unchangedItems(previous: ParseCache, text: string): (start: number) => 
   const suffix = commonSuffix(old, text, Math.min(old.length, text.length) - prefix);
   const delta = text.length - old.length;
   const identical = prefix === old.length && prefix === text.length;
-  const lineAfter = (offset: number): number => {
-    const found = old.indexOf('\n', offset);
-    return found < 0 ? old.length : found;
-  };
+  let byFirstLine: Map<string, CachedItem[]> | undefined;
   return (start) => {
     const inPlace = previous.take(
       start,
-      (item) => identical || (item.end < old.length && lineAfter(item.end) < prefix),
+      (item) => identical || (item.end < old.length && lineEndOf(old, item.end) < prefix),
     );
     if (inPlace) return inPlace;
     const moved = previous.take(start - delta, (item) => item.start >= old.length - suffix);
-    if (moved) moveItem(moved, start);
-    return moved;
+    if (moved) {
+      moveItem(moved, start);
+      return moved;
+    }
+    byFirstLine ??= previous.byFirstLine(prefix, old.length - suffix);
+    const candidates = byFirstLine.get(text.slice(start, lineEndOf(text, start)));
+    if (!candidates) return undefined;
+    // Items of the same first line are tried in document order; a few failures mean the item changed.
+    for (let i = 0, tries = 0; i < candidates.length && tries < 8; i++) {
+      const item = candidates[i]!;
+      if (!previous.holds(item)) {
+        candidates.splice(i--, 1);
+        continue;
+      }
+      tries++;
+      const length = item.end - item.start;
+      if (!text.startsWith(old.slice(item.start, item.end), start) || !endsItem(text, start + length, start)) continue;
+      previous.take(item.start, (found) => found === item);
+      candidates.splice(i, 1);
+      moveItem(item, start);
+      return item;
+    }
+    return undefined;
   };
+}
+
+function lineEndOf(text: string, at: number): number {
+  const found = text.indexOf('\n', at);
+  return found < 0 ? text.length : found;
+}
+
+/**
+ * Whether an item whose first line starts at `itemStart` ends at `at`, as the reader decides:
+ * the text ends there, or the line there has content indented no deeper than the item's dash
+ * (blank, comment and deeper lines belong to the item). An item reused without this check would
+ * leave the reader on a line it does not expect, and the whole text to the general parser.
+ */
+function endsItem(text: string, at: number, itemStart: number): boolean {
+  if (at >= text.length) return at === text.length;
+  let first = at;
+  while (text.charCodeAt(first) === 32) first++;
+  let dash = itemStart;
+  while (text.charCodeAt(dash) === 32) dash++;
+  const ch = text.charCodeAt(first);
+  return first < text.length && ch !== 10 && ch !== 35 && first - at <= dash - itemStart;
 }
 
 function commonPrefix(a: string, b: string): number {
@@ -184,6 +234,24 @@ export class ParseCache {
   itemOf(node: BNode): CachedItem | undefined {
     return this.byNode.get(node);
   }
+
+  /** Whether `item` is still here to be taken. */
+  holds(item: CachedItem): boolean {
+    return this.byStart.get(item.start) === item;
+  }
+
+  /** The items not yet handed out that overlap [from, to), by their first line, in document order. */
+  byFirstLine(from: number, to: number): Map<string, CachedItem[]> {
+    const found = new Map<string, CachedItem[]>();
+    for (const item of this.byStart.values()) {
+      if (item.end < from || item.start > to) continue;
+      const key = this.text.slice(item.start, lineEndOf(this.text, item.start));
+      const list = found.get(key);
+      if (list) list.push(item);
+      else found.set(key, [item]);
+    }
+    return found;
+  }
 }
 
 const shiftProblems = (problems: readonly Problem[], delta: number): Problem[] =>
@@ -198,34 +266,40 @@ const shiftProblems = (problems: readonly Problem[], delta: number): Problem[] =
     return moved;
   });
 
-const shift = (range: Range, delta: number): void => {
-  range[0] += delta;
-  range[1] += delta;
-};
-
 /**
  * Moves an item's node tree and problems to a new offset. Node ranges change in place (no two
  * nodes share a range array, and problems copy theirs); problems are replaced, since earlier
- * results handed out may still hold them.
+ * results handed out may still hold them. Typing moves every item below the cursor on each
+ * keystroke: the item's range arrays are listed once, so that later moves are one flat loop.
  */
 function moveItem(item: CachedItem, start: number): void {
   const delta = start - item.start;
   if (delta === 0) return;
   item.start = start;
   item.end += delta;
-  item.problems = shiftProblems(item.problems, delta);
-  if (item.checks) item.checks = shiftProblems(item.checks, delta);
-  const pending: BNode[] = [item.node];
+  if (item.problems.length > 0) item.problems = shiftProblems(item.problems, delta);
+  if (item.checks && item.checks.length > 0) item.checks = shiftProblems(item.checks, delta);
+  item.ranges ??= rangesOf(item.node);
+  for (const range of item.ranges) {
+    range[0] += delta;
+    range[1] += delta;
+  }
+}
+
+function rangesOf(root: BNode): Range[] {
+  const ranges: Range[] = [];
+  const pending: BNode[] = [root];
   while (pending.length > 0) {
     const node = pending.pop()!;
-    shift(node.range, delta);
-    if (node.tagRange) shift(node.tagRange, delta);
+    ranges.push(node.range);
+    if (node.tagRange) ranges.push(node.tagRange);
     if (node.kind === 'seq') for (const child of node.items) pending.push(child);
     else if (node.kind === 'map') {
       for (const entry of node.entries) {
-        shift(entry.range, delta);
+        ranges.push(entry.range);
         pending.push(entry.key, entry.value);
       }
     }
   }
+  return ranges;
 }

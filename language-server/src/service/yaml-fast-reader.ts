@@ -1,5 +1,6 @@
 import type { BEntry, BNode, BScalar, ScalarValue } from './blueprint-node.ts';
 import type { Problem } from './problem.ts';
+import { TooDeep } from './nesting-depth.ts';
 import { reportDuplicateKeys } from './yaml-duplicate-keys.ts';
 
 /**
@@ -30,6 +31,8 @@ export interface FastReadOptions {
    * text another way instead.
    */
   item?: (start: number, end: number, read: () => BNode) => BNode;
+  /** Collections nested deeper than this (the root is level 1) throw `TooDeep`: the reader recurses per level. */
+  maxNesting?: number;
 }
 
 const NL = 10;
@@ -103,6 +106,12 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
   const itemDepth = options.itemDepth ?? -1;
   const itemHook = options.item;
   const reuseHook = options.reuse;
+  const maxNesting = options.maxNesting ?? Infinity;
+  /** Collections open around the one being read; a thrown error abandons the reader, so no unwinding is needed. */
+  let open = 0;
+  const enter = (at: number): void => {
+    if (++open > maxNesting) throw new TooDeep(at);
+  };
   /** Start of the next line with content, after the node just read (or `len`). */
   let next = 0;
 
@@ -417,6 +426,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
   };
 
   const readFlowCollection = (at: number, parentIndent: number, tag?: [number, number]): BNode => {
+    enter(at);
     const isMap = code(at) === LBRACE;
     const close = isMap ? RBRACE : RBRACKET;
     const items: BNode[] = [];
@@ -449,6 +459,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     }
     const start = tag ? tag[0] : at;
     const base = { range: [start, p + 1] as [number, number], ...(tag ? tagFields(tag) : {}) };
+    open--;
     if (!isMap) return { kind: 'seq', items, flow: true, ...base };
     reportDuplicateKeys(entries, problems);
     return { kind: 'map', entries, flow: true, ...base };
@@ -547,6 +558,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     firstAfter: number,
     tag?: [number, number],
   ): BNode => {
+    enter(at);
     const entries: BEntry[] = [];
     let key = firstKey;
     let after = firstAfter;
@@ -580,6 +592,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       after = keyAfter;
     }
     reportDuplicateKeys(entries, problems);
+    open--;
     const start = tag ? tag[0] : at;
     const end = entries[entries.length - 1]!.range[1];
     return { kind: 'map', entries, flow: false, range: [start, end], ...(tag ? tagFields(tag) : {}) };
@@ -613,6 +626,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
   };
 
   const readBlockSeq = (at: number, column: number, depth: number, tag?: [number, number]): BNode => {
+    enter(at);
     const items: BNode[] = [];
     let dash = at;
     for (;;) {
@@ -640,6 +654,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       if (code(next + indent) !== DASH || !blankAt(next + indent + 1)) break;
       dash = next + indent;
     }
+    open--;
     const start = tag ? tag[0] : at;
     const end = items[items.length - 1]!.range[1];
     return { kind: 'seq', items, flow: false, range: [start, end], ...(tag ? tagFields(tag) : {}) };
