@@ -35,4 +35,29 @@ describe('EditableDocument', () => {
       }
     }
   });
+
+  it('builds the same text when many changes come between two reads of it', () => {
+    const random = randomSource(11).next;
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    const initial = Array.from({ length: 400 }, () => pick(pieces)).join('');
+    const expected = TextDocument.create('file:///a.yaml', 'yaml', 1, initial);
+    const actual = EditableDocument.create('file:///a.yaml', 'yaml', 1, initial);
+    let version = 1;
+    for (let read = 0; read < 60; read++) {
+      // Up to 600 changes before the text is read: kept as splices of the last text, or past
+      // their limit, joined from the lines.
+      const changes = read % 10 === 9 ? 600 : 1 + Math.floor(random() * 40);
+      for (let i = 0; i < changes; i++) {
+        const line = Math.floor(random() * expected.lineCount);
+        const start = { line, character: Math.floor(random() * 8) };
+        const end =
+          random() < 0.7 ? start : { line: line + Math.floor(random() * 2), character: Math.floor(random() * 8) };
+        const change = [{ range: { start, end }, text: pick(pieces) }];
+        version++;
+        TextDocument.update(expected, change, version);
+        EditableDocument.update(actual, change, version);
+      }
+      expect(actual.getText(), `read ${read}`).toBe(expected.getText());
+    }
+  });
 });

@@ -17,6 +17,50 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
+/** Changes kept as splices of the last whole text; past this many, the text is joined from the lines again. */
+const MAX_SPLICES = 512;
+
+interface Splice {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The text after the splices, each given in offsets of the text the ones before it left. The
+ * result is built as a list of pieces (slices share the old text's memory) joined once: applying
+ * the splices one by one would copy the whole text for each.
+ */
+function spliced(text: string, splices: readonly Splice[]): string {
+  let pieces = [text];
+  for (const { start, end, text: inserted } of splices) {
+    const next: string[] = [];
+    let offset = 0;
+    let placed = false;
+    for (const piece of pieces) {
+      const pieceEnd = offset + piece.length;
+      if (pieceEnd <= start || offset >= end) {
+        if (!placed && offset >= start) {
+          next.push(inserted);
+          placed = true;
+        }
+        next.push(piece);
+      } else {
+        if (offset < start) next.push(piece.slice(0, start - offset));
+        if (!placed) {
+          next.push(inserted);
+          placed = true;
+        }
+        if (pieceEnd > end) next.push(piece.slice(end - offset));
+      }
+      offset = pieceEnd;
+    }
+    if (!placed) next.push(inserted);
+    pieces = next.filter((piece) => piece.length > 0);
+  }
+  return pieces.join('');
+}
+
 /** The length of a line without its line break. */
 function contentLength(line: string): number {
   let end = line.length;
@@ -35,7 +79,7 @@ export class EditableDocument implements TextDocument {
   private lines: string[];
   /** The whole text of a recent version, and the changes made since (offsets), while they are few. */
   private text: string | undefined;
-  private splices: { start: number; end: number; text: string }[] = [];
+  private splices: Splice[] = [];
   /** The offset of each line, when known for the current version. */
   private starts: number[] | undefined;
 
@@ -78,11 +122,8 @@ export class EditableDocument implements TextDocument {
   }
 
   getText(range?: Range): string {
-    // A few splices of the last text cost a copy each; more, and joining the lines is cheaper.
     if (this.text === undefined) this.text = this.lines.join('');
-    for (const splice of this.splices) {
-      this.text = this.text.slice(0, splice.start) + splice.text + this.text.slice(splice.end);
-    }
+    else if (this.splices.length > 0) this.text = spliced(this.text, this.splices);
     this.splices = [];
     return range ? this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end)) : this.text;
   }
@@ -159,7 +200,12 @@ export class EditableDocument implements TextDocument {
           : [...this.lines.slice(0, start.line), ...lines, ...this.lines.slice(end.line + 1)];
       this.starts = undefined;
     }
-    if (this.text !== undefined && startOffset !== undefined && endOffset !== undefined && this.splices.length < 8) {
+    if (
+      this.text !== undefined &&
+      startOffset !== undefined &&
+      endOffset !== undefined &&
+      this.splices.length < MAX_SPLICES
+    ) {
       this.splices.push({ start: startOffset, end: endOffset, text });
     } else {
       this.text = undefined;

@@ -60,28 +60,54 @@ function readEntries(root: BNode): EntryRef[] {
   const result: EntryRef[] = [];
   for (const group of entryGroups(root)) {
     if (group.items.kind !== 'seq' || isDeferred(group.items)) continue;
+    const named = group.key && group.name !== undefined ? { name: group.name, key: group.key } : undefined;
     for (const node of group.items.items) {
-      const ref: EntryRef = { node, position: result.length };
-      if (group.key && group.name !== undefined) ref.group = { name: group.name, key: group.key };
-      if (node.kind === 'map' && !isDeferred(node)) {
-        const model = findEntry(node, 'model')?.value;
-        const id = findEntry(node, 'id')?.value;
-        const identifiers = findEntry(node, 'identifiers')?.value;
-        const attrs = findEntry(node, 'attrs')?.value;
-        const metaIdentifiers = attrs?.kind === 'map' ? findEntry(attrs, 'identifiers')?.value : undefined;
-        if (plainString(model) !== undefined) ref.model = plainString(model);
-        if (model) ref.modelNode = model;
-        if (id?.kind === 'scalar' && !isDeferred(id) && id.value !== null) {
-          ref.id = String(id.value);
-          ref.idNode = id;
-        }
-        const shown = identifiers ?? metaIdentifiers;
-        if (shown?.kind === 'map') ref.identifiers = shown;
-      }
-      result.push(ref);
+      const facts = factsOf(node);
+      // One shape for every ref, built at once: thousands are made per parse.
+      result.push({
+        node,
+        position: result.length,
+        group: named,
+        model: facts.model,
+        modelNode: facts.modelNode,
+        id: facts.id,
+        idNode: facts.idNode,
+        identifiers: facts.identifiers,
+      });
     }
   }
   return result;
+}
+
+type EntryFacts = Pick<EntryRef, 'model' | 'modelNode' | 'id' | 'idNode' | 'identifiers'>;
+
+/**
+ * What an entry's own node says of it. A parse hands unchanged entries over as the same nodes,
+ * so these are read once per entry, not once per entry and keystroke.
+ */
+const factsMemo = new WeakMap<BNode, EntryFacts>();
+
+function factsOf(node: BNode): EntryFacts {
+  let facts = factsMemo.get(node);
+  if (facts) return facts;
+  facts = {};
+  if (node.kind === 'map' && !isDeferred(node)) {
+    const model = findEntry(node, 'model')?.value;
+    const id = findEntry(node, 'id')?.value;
+    const identifiers = findEntry(node, 'identifiers')?.value;
+    const attrs = findEntry(node, 'attrs')?.value;
+    const metaIdentifiers = attrs?.kind === 'map' ? findEntry(attrs, 'identifiers')?.value : undefined;
+    if (plainString(model) !== undefined) facts.model = plainString(model);
+    if (model) facts.modelNode = model;
+    if (id?.kind === 'scalar' && !isDeferred(id) && id.value !== null) {
+      facts.id = String(id.value);
+      facts.idNode = id;
+    }
+    const shown = identifiers ?? metaIdentifiers;
+    if (shown?.kind === 'map') facts.identifiers = shown;
+  }
+  factsMemo.set(node, facts);
+  return facts;
 }
 
 /** The entry whose range contains `offset` (its first line to its last value). */

@@ -118,8 +118,10 @@ function readItem(
 /**
  * The items of the previous parse whose text is unchanged. Items before the first changed line
  * stay in place and items after the last change move by the change in length, found by offset
- * alone; between the two (edits spread over the document) an item is reused when the previous
- * parse had one of the same text that would end at the same line here. Each is handed out once.
+ * alone. Between the two (edits spread over the document), each item is first looked for where
+ * the items before it say it should be: an edited item moves those after it by its change in
+ * length. Items moved or copied elsewhere are found by their first line. An item is reused only
+ * when its text is the same and it would end at the same line here. Each is handed out once.
  */
 function unchangedItems(previous: ParseCache, text: string): (start: number) => CachedItem | undefined {
   const old = previous.text;
@@ -127,7 +129,22 @@ function unchangedItems(previous: ParseCache, text: string): (start: number) => 
   const suffix = commonSuffix(old, text, Math.min(old.length, text.length) - prefix);
   const delta = text.length - old.length;
   const identical = prefix === old.length && prefix === text.length;
+  /** How far the items between the changes have moved, as of the last one found. */
+  let shift = 0;
+  /** The old item where the last item read afresh was: the next one should follow it. */
+  let replaced: CachedItem | undefined;
   let byFirstLine: Map<string, CachedItem[]> | undefined;
+  const reuse = (item: CachedItem | undefined, start: number): CachedItem | undefined => {
+    if (!item || !previous.holds(item)) return undefined;
+    const length = item.end - item.start;
+    if (!text.startsWith(old.slice(item.start, item.end), start) || !endsItem(text, start + length, start)) {
+      return undefined;
+    }
+    previous.take(item.start, (found) => found === item);
+    shift = start - item.start;
+    moveItem(item, start);
+    return item;
+  };
   return (start) => {
     const inPlace = previous.take(
       start,
@@ -139,9 +156,17 @@ function unchangedItems(previous: ParseCache, text: string): (start: number) => 
       moveItem(moved, start);
       return moved;
     }
+    const expected = previous.at(start - shift);
+    const after = replaced && previous.at(replaced.end);
+    replaced = undefined;
+    const found = reuse(expected, start) ?? reuse(after, start);
+    if (found) return found;
+    if (expected) {
+      replaced = expected;
+      return undefined;
+    }
     byFirstLine ??= previous.byFirstLine(prefix, old.length - suffix);
-    const candidates = byFirstLine.get(text.slice(start, lineEndOf(text, start)));
-    if (!candidates) return undefined;
+    const candidates = byFirstLine.get(text.slice(start, lineEndOf(text, start))) ?? [];
     // Items of the same first line are tried in document order; a few failures mean the item changed.
     for (let i = 0, tries = 0; i < candidates.length && tries < 8; i++) {
       const item = candidates[i]!;
@@ -150,12 +175,10 @@ function unchangedItems(previous: ParseCache, text: string): (start: number) => 
         continue;
       }
       tries++;
-      const length = item.end - item.start;
-      if (!text.startsWith(old.slice(item.start, item.end), start) || !endsItem(text, start + length, start)) continue;
-      previous.take(item.start, (found) => found === item);
-      candidates.splice(i, 1);
-      moveItem(item, start);
-      return item;
+      if (reuse(item, start)) {
+        candidates.splice(i, 1);
+        return item;
+      }
     }
     return undefined;
   };
@@ -233,6 +256,11 @@ export class ParseCache {
 
   itemOf(node: BNode): CachedItem | undefined {
     return this.byNode.get(node);
+  }
+
+  /** The item not yet handed out that started at `start`. */
+  at(start: number): CachedItem | undefined {
+    return this.byStart.get(start);
   }
 
   /** Whether `item` is still here to be taken. */
