@@ -20,6 +20,19 @@ export interface BlueprintSource {
   valueLists: Map<string, string[]>;
   /** The models in release order (models.yaml). */
   models: ModelSource[];
+  /** Which models the uuid fields refer to (references.yaml), patterns not yet expanded. */
+  references: ReferenceSource;
+}
+
+/**
+ * references.yaml as written. A model list holds names and patterns (`*` matches any characters);
+ * the builder expands them and checks the fields against the models.
+ */
+export interface ReferenceSource {
+  /** Field name or pattern -> model list, for that field wherever it is a uuid field. */
+  fields: Map<string, string[]>;
+  /** Model -> field -> model list, in place of what `fields` gives for that model's field. */
+  models: Map<string, Map<string, string[]>>;
 }
 
 /** One model of models.yaml, its fields still in notation. */
@@ -71,8 +84,15 @@ export class SourceError extends Error {
 
 const MODEL_NAME = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;
 const MODEL_KEYS = new Set(['summary', 'without_identifiers', 'permissions', 'fields']);
+const FIELD_NAME = /^[a-z][a-z0-9_]*$/;
+/** A field name where `*` may stand for any characters. */
+const FIELD_PATTERN = /^[a-z0-9_*]+$/;
+/** A model name where `*` may stand for any characters. */
+const MODEL_PATTERN = /^[a-z0-9_.*]+$/;
+/** The file that says which models the uuid fields refer to. */
+export const REFERENCES_FILE = 'references.yaml';
 
-/** Reads and shape-checks the four source files in `directory`. */
+/** Reads and shape-checks the five source files in `directory`. */
 export function loadBlueprintSource(directory: string): BlueprintSource {
   const blueprint = mapping(readYamlFile(path.join(directory, 'blueprint.yaml')), 'blueprint.yaml', '(top)');
   const states = mapping(blueprint.states, 'blueprint.yaml', 'states');
@@ -93,6 +113,7 @@ export function loadBlueprintSource(directory: string): BlueprintSource {
     ),
     valueLists: readValueLists(readYamlFile(path.join(directory, 'value-lists.yaml'))),
     models: readModels(readYamlFile(path.join(directory, 'models.yaml'))),
+    references: readReferences(readYamlFile(path.join(directory, REFERENCES_FILE))),
   };
 }
 
@@ -133,6 +154,44 @@ function readModels(data: unknown): ModelSource[] {
       fields: Object.entries(mapping(model.fields, 'models.yaml', `${name}.fields`)),
     };
   });
+}
+
+function readReferences(data: unknown): ReferenceSource {
+  const top = mapping(data, REFERENCES_FILE, '(top)');
+  const unknown = Object.keys(top).find((key) => key !== 'fields' && key !== 'models');
+  if (unknown) throw new SourceError(REFERENCES_FILE, unknown, 'unknown key (known: fields,models)');
+  const fieldLists = (value: unknown, where: string, names: RegExp, what: string): Map<string, string[]> => {
+    const lists = new Map<string, string[]>();
+    for (const [field, models] of Object.entries(mapping(value ?? {}, REFERENCES_FILE, where))) {
+      const place = `${where}.${field}`;
+      if (!names.test(field)) throw new SourceError(REFERENCES_FILE, place, `expected ${what}`);
+      lists.set(field, modelList(models, place));
+    }
+    return lists;
+  };
+  const models = new Map<string, Map<string, string[]>>();
+  for (const [model, fields] of Object.entries(mapping(top.models ?? {}, REFERENCES_FILE, 'models'))) {
+    if (!MODEL_NAME.test(model)) {
+      throw new SourceError(REFERENCES_FILE, `models.${model}`, 'a model is named <app>.<model>');
+    }
+    models.set(model, fieldLists(fields, `models.${model}`, FIELD_NAME, 'a field name'));
+  }
+  return { fields: fieldLists(top.fields, 'fields', FIELD_PATTERN, 'a field name or pattern'), models };
+}
+
+/** A non-empty list of model names and patterns, each once. */
+function modelList(data: unknown, where: string): string[] {
+  if (!Array.isArray(data) || data.length === 0) {
+    throw new SourceError(REFERENCES_FILE, where, 'expected a non-empty list of model names or patterns');
+  }
+  const models = data.map((model, index) => text(model, REFERENCES_FILE, `${where}[${index}]`));
+  models.forEach((model, index) => {
+    if (!MODEL_PATTERN.test(model)) {
+      throw new SourceError(REFERENCES_FILE, `${where}[${index}]`, `"${model}" is not a model name or pattern`);
+    }
+    if (models.indexOf(model) !== index) throw new SourceError(REFERENCES_FILE, where, `"${model}" is listed twice`);
+  });
+  return models;
 }
 
 function exactKeys<K extends string>(data: unknown, keys: readonly K[], where: string): Record<K, string> {

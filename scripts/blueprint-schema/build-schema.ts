@@ -1,4 +1,5 @@
 import type { BlueprintSource, ModelSource } from './blueprint-source.ts';
+import { resolveFieldReferences, withReferences } from './field-references.ts';
 import { modelFieldsDefinition, permissionCodenames } from './model-definitions.ts';
 import type { SchemaObject } from './schema-json.ts';
 
@@ -29,9 +30,18 @@ export function buildBlueprintSchema(source: BlueprintSource): SchemaObject {
       oneOf: source.models.map((model) => ({ $ref: `#/definitions/${entryDefinitionName(model.name)}` })),
     },
   };
+  const fieldsByModel = new Map(source.models.map((model) => [model.name, modelFieldsDefinition(model, source)]));
+  // References are checked against the expanded fields: only there is a field known to hold uuids.
+  const references = resolveFieldReferences(
+    source,
+    new Map([...fieldsByModel].map(([name, fields]) => [name, fields.properties as SchemaObject])),
+  );
   for (const model of source.models) {
     definitions[entryDefinitionName(model.name)] = entryDefinition(model, source);
-    definitions[fieldsDefinitionName(model.name)] = modelFieldsDefinition(model, source);
+    definitions[fieldsDefinitionName(model.name)] = withReferences(
+      fieldsByModel.get(model.name)!,
+      references.get(model.name)!,
+    );
   }
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',

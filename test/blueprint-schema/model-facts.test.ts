@@ -29,12 +29,15 @@ const deviations: Record<string, unknown> = {
 
 type Definitions = Record<string, { properties: Record<string, Record<string, unknown>>; required: string[] }>;
 
-/** A field schema without descriptions and with nullable type arrays in one order. */
+/**
+ * A field schema without descriptions and references (annotations the facts do not carry), with
+ * nullable type arrays in one order.
+ */
 function comparable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(comparable);
   if (typeof value !== 'object' || value === null) return value;
   const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([key]) => key !== 'description')
+    .filter(([key]) => key !== 'description' && key !== 'x-references')
     .map(([key, item]) => {
       if (key === 'type' && Array.isArray(item)) return [key, [...item].sort()];
       if (key === 'properties') return [key, comparableProperties(item as Record<string, unknown>)];

@@ -27,4 +27,23 @@ describe('completion in a large file', () => {
     expect(result.items.map((item) => item.label)).toContain('flow_12');
     expect(result.items.every((item) => item.label.includes('flow_12'))).toBe(true);
   });
+
+  it('sends the ids that fit the field first, also when it keeps only those matching what is typed', () => {
+    const groups = Array.from({ length: 300 }, (_, i) => `  - model: idp_core.group\n    id: group_${i}\n`).join('');
+    const complete = (typed: string) => {
+      const text = `version: 1\nentries:\n${entries}${groups}  - model: idp_flows.flowstagebinding\n    identifiers:\n      target: !KeyOf ${typed}\n`;
+      const offset = text.lastIndexOf('!KeyOf ') + '!KeyOf '.length + typed.length;
+      return doComplete(text, parseBlueprint(text).root, offset, index).items.map((item) => item.label);
+    };
+    // The 300 groups are nearer, but a flow stage binding's target is a flow.
+    const all = complete('');
+    expect(all).toHaveLength(200);
+    expect(all[0]).toBe('flow_499');
+    expect(all.every((label) => label.startsWith('flow_'))).toBe(true);
+    const nearestFirst = (name: string) => [
+      ...Array.from({ length: 10 }, (_, i) => `${name}_29${9 - i}`),
+      `${name}_29`,
+    ];
+    expect(complete('_29')).toEqual([...nearestFirst('flow'), ...nearestFirst('group')]);
+  });
 });

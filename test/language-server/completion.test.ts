@@ -330,9 +330,10 @@ entries:
     id: later
 `;
 
-  it('offers the ids of the entries above, nearest first: not its own, not those below', () => {
+  it('offers the ids of the entries above: not its own, not those below', () => {
     const result = complete(blueprint('!KeyOf |'));
-    expect(result.labels).toEqual(['admin', 'flow']);
+    // The flow first: it is what `target` refers to (nearest-first order is tested below).
+    expect(result.labels).toEqual(['flow', 'admin']);
     expect(result.item('flow')).toMatchObject({ kind: 'reference', detail: `${FLOW} · slug: my-flow` });
     expect(result.item('admin').detail).toBe('idp_core.user');
   });
@@ -357,6 +358,66 @@ entries:
 `;
     expect(complete(groups).labels).toEqual(['same']);
     expect(complete(`entries:\n  - model: ${FLOW}\n    id: a\n    attrs:\n      name: !KeyOf |`).labels).toEqual([]);
+  });
+});
+
+describe('`!KeyOf` ids of the models a field refers to', () => {
+  // Nearest first, these would come as group, stage, other_flow, flow.
+  const blueprint = (model: string, cursor: string) => `version: 1
+entries:
+  - model: ${FLOW}
+    id: flow
+    identifiers:
+      slug: my-flow
+  - model: ${FLOW}
+    id: other_flow
+  - model: idp_stages_dummy.dummystage
+    id: stage
+  - model: idp_core.group
+    id: group
+  - model: ${model}
+    identifiers:
+${cursor}
+`;
+  const binding = (cursor: string) => blueprint('idp_flows.flowstagebinding', cursor);
+
+  it('offers the flows first for the target of a flow stage binding, nearest first among them', () => {
+    const result = complete(binding('      target: !KeyOf |'));
+    expect(result.labels).toEqual(['other_flow', 'flow', 'group', 'stage']);
+    expect(result.item('flow')).toMatchObject({
+      detail: `${FLOW} · slug: my-flow`,
+      documentation: `Entry 1: \`${FLOW}\`, a model this field refers to`,
+    });
+    expect(result.item('group').documentation).toBe('Entry 4: `idp_core.group`');
+  });
+
+  it('offers the stage first for its stage, also in a flow mapping', () => {
+    expect(complete(binding('      stage: !KeyOf |')).labels).toEqual(['stage', 'group', 'other_flow', 'flow']);
+    expect(complete(binding('      {order: 1, stage: !KeyOf |}')).labels[0]).toBe('stage');
+  });
+
+  it('keeps nearest first where the field names no model, the model is unknown or the id goes to another tag', () => {
+    const nearestFirst = ['group', 'stage', 'other_flow', 'flow'];
+    expect(complete(blueprint('idp_endpoints.deviceuserbinding', '      target: !KeyOf |')).labels).toEqual(
+      nearestFirst,
+    );
+    expect(complete(blueprint('idp_flows.flowstagebindng', '      target: !KeyOf |')).labels).toEqual(nearestFirst);
+    expect(complete(binding('      target: !Format ["%s", !KeyOf |]')).labels).toEqual(nearestFirst);
+  });
+
+  it('ranks the mappings first for an item of property_mappings', () => {
+    const mappings = (cursor: string) => `entries:
+  - model: idp_providers_oauth2.scopemapping
+    id: scope
+  - model: ${FLOW}
+    id: flow
+  - model: idp_providers_oauth2.oauth2provider
+    attrs:
+      property_mappings:
+${cursor}
+`;
+    expect(complete(mappings('        - !KeyOf |')).labels).toEqual(['scope', 'flow']);
+    expect(complete(mappings('        - !KeyOf scope\n        - !KeyOf |')).labels).toEqual(['scope', 'flow']);
   });
 });
 

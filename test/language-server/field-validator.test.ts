@@ -113,4 +113,17 @@ describe('the compiled field validator agrees with Ajv', () => {
     expect(validate(node)?.errors.map((error) => error.keyword)).toContain('anyOf');
     expect(validate(parseBlueprint('size: 2\n').root!)).toBeUndefined();
   });
+
+  it('compiles every model of the schema itself: its x-references only annotate', () => {
+    const noAjv = (): never => {
+      throw new Error('a model was left to Ajv');
+    };
+    const binding = schema.definitions['model_idp_flows.flowstagebinding']!;
+    expect(JSON.stringify(binding)).toContain('x-references');
+    for (const [name, definition] of Object.entries(schema.definitions)) {
+      if (name.startsWith('model_')) compileFieldValidator(definition, schema, noAjv);
+    }
+    const validate = compileFieldValidator(binding, schema, noAjv);
+    expect(validate(parseBlueprint('target: 7\n').root!)?.errors.map((error) => error.keyword)).toEqual(['type']);
+  });
 });

@@ -36,6 +36,20 @@ export function childSchemas(index: SchemaIndex, schemas: readonly JsonObject[],
   return found.filter(isObject);
 }
 
+/**
+ * The models a uuid value refers to, from the `x-references` the generated schema puts on a field's
+ * uuid schema (lowercase, as the service compares model names); empty where the schema does not say.
+ */
+export function referencedModels(index: SchemaIndex, schemas: readonly JsonObject[]): Set<string> {
+  const models = new Set<string>();
+  for (const schema of expand(index, schemas)) {
+    const listed = schema['x-references'];
+    if (!Array.isArray(listed)) continue;
+    for (const model of listed) if (typeof model === 'string') models.add(model.toLowerCase());
+  }
+  return models;
+}
+
 export function typesOf(index: SchemaIndex, schemas: readonly JsonObject[]): Set<string> {
   const types = new Set<string>();
   for (const schema of expand(index, schemas)) {

@@ -1,7 +1,15 @@
 import { entryAt, listEntries, plainString, type EntryRef } from './blueprint-entries.ts';
 import type { BNode } from './blueprint-node.ts';
 import { completionContext, type CompletionContext, type ContextStep } from './completion-context.ts';
-import { childSchemas, describe, expand, isObjectSchema, MAX_CHOICES, typesOf } from './completion-schema.ts';
+import {
+  childSchemas,
+  describe,
+  expand,
+  isObjectSchema,
+  MAX_CHOICES,
+  referencedModels,
+  typesOf,
+} from './completion-schema.ts';
 import type { Range } from './problem.ts';
 import { isObject, type JsonObject, type ModelInfo, type SchemaIndex } from './schema-index.ts';
 import { blueprintTags, conditionModes, enumerateOutputs } from './tag-table.ts';
@@ -365,7 +373,10 @@ function tagArgumentItems(site: Site, tagged: number): Draft[] {
   return pair.index === 1 ? valueItems(site, field) : [];
 }
 
-/** `!KeyOf` sees the entries above the one it is in: their ids, nearest first. */
+/**
+ * `!KeyOf` sees the entries above the one it is in: their ids, nearest first. Where the field says
+ * which models it refers to, the ids of entries of those models come first, each part nearest first.
+ */
 function entryIdItems(site: Site): Draft[] {
   const entries = listEntries(site.root);
   const own = cursorEntry(site, entries);
@@ -373,20 +384,34 @@ function entryIdItems(site: Site): Draft[] {
   const above = own ? entries.slice(0, own.position) : entries.filter((entry) => entry.node.range[1] < limit);
   const byId = new Map<string, EntryRef>();
   for (const entry of above) if (entry.id !== undefined) byId.set(entry.id, entry);
-  return [...byId.values()].reverse().map((entry) => {
+  const nearestFirst = [...byId.values()].reverse();
+  const models = fieldReferences(site);
+  const fits = (entry: EntryRef): boolean => entry.model !== undefined && models.has(entry.model.toLowerCase());
+  const ranked = [...nearestFirst.filter(fits), ...nearestFirst.filter((entry) => !fits(entry))];
+  return ranked.map((entry) => {
     const identifiers = entry.identifiers?.kind === 'map' ? entry.identifiers.entries : [];
     const summary = identifiers
       .map((pair) => `${keyName(pair) ?? '?'}: ${plainString(pair.value) ?? site.text.slice(...pair.value.range)}`)
       .join(', ');
+    const place = `Entry ${entry.position + 1}${entry.group ? ` (group ${entry.group.name})` : ''}`;
     return {
       label: entry.id!,
       kind: 'reference',
       insertText: yamlScalar(entry.id, site.context),
       snippet: false,
       detail: [entry.model ?? 'no model', summary].filter(Boolean).join(' · '),
-      documentation: `Entry ${entry.position + 1}${entry.group ? ` (group ${entry.group.name})` : ''}: \`${entry.model ?? '?'}\``,
+      documentation: `${place}: \`${entry.model ?? '?'}\`${fits(entry) ? ', a model this field refers to' : ''}`,
     };
   });
+}
+
+/**
+ * The models the field at a `!KeyOf` refers to. Inside another tag's arguments the id goes to that
+ * tag, not to the field, so nothing is known there.
+ */
+function fieldReferences(site: Site): Set<string> {
+  if (site.context.path.some((step) => step.tag !== undefined)) return new Set();
+  return referencedModels(site.index, schemaAt(site));
 }
 
 /** `!Context` reads the keys of the blueprint's top-level `context`. */

@@ -40,6 +40,8 @@ const implemented = new Set([
   ...annotations, 'type', 'enum', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum',
   'exclusiveMaximum', 'pattern', 'items', 'minItems', 'maxItems', 'properties', 'required', 'additionalProperties', '$ref',
 ]); // prettier-ignore
+/** Vendor keywords (`x-...`, such as the generator's `x-references`) only annotate, as unknown keywords do. */
+const isAnnotation = (keyword: string): boolean => annotations.has(keyword) || keyword.startsWith('x-');
 
 type FormatCheck = (value: string) => boolean;
 
@@ -100,10 +102,12 @@ export function compileFieldValidator(definition: JsonObject, root: JsonObject, 
 class UnsupportedSchema extends Error {}
 
 function compileKeywords(schema: JsonObject, compile: (schema: unknown) => Check, root: JsonObject): Check {
-  for (const keyword of Object.keys(schema)) if (!implemented.has(keyword)) throw new UnsupportedSchema(keyword);
+  for (const keyword of Object.keys(schema)) {
+    if (!implemented.has(keyword) && !isAnnotation(keyword)) throw new UnsupportedSchema(keyword);
+  }
   if (typeof schema.$ref === 'string') {
     const target = resolvePointer(root, schema.$ref);
-    if (target === undefined || Object.keys(schema).some((key) => key !== '$ref' && !annotations.has(key))) {
+    if (target === undefined || Object.keys(schema).some((key) => key !== '$ref' && !isAnnotation(key))) {
       throw new UnsupportedSchema('$ref');
     }
     return compile(target);

@@ -109,7 +109,38 @@ describe('completion over stdio', () => {
     await client.change(uri, [{ range: { start: at, end: at }, text: '  - model: idp_core.user\n    id: admin\n' }]);
     const edited = blueprint.replace('      \n', '      \n  - model: idp_core.user\n    id: admin\n');
     const items = await complete(after(edited, '!KeyOf '));
-    expect(items.map((item) => item.label)).toEqual(['admin', 'flow']);
+    // The flow before the nearer user: a flow stage binding's target is a flow.
+    expect(items.map((item) => item.label)).toEqual(['flow', 'admin']);
+  });
+
+  it('ranks the ids of the models a field refers to first, by sortText', async () => {
+    const stages = [
+      'version: 1',
+      'entries:',
+      '  - model: idp_stages_dummy.dummystage',
+      '    id: dummy',
+      '  - model: idp_flows.flow',
+      '    id: login',
+      '  - model: idp_core.group',
+      '    id: admins',
+      '  - model: idp_flows.flowstagebinding',
+      '    identifiers:',
+      '      target: !KeyOf ',
+      '      stage: !KeyOf ',
+      '',
+    ].join('\n');
+    const stagesUri = pathToFileURL(path.join(folder, 'stages.blueprint.yaml')).href;
+    await client.open(stagesUri, stages);
+    const ranked = async (needle: string): Promise<string[]> => {
+      const result = (await client.connection.sendRequest('textDocument/completion', {
+        textDocument: { uri: stagesUri },
+        position: after(stages, needle),
+      })) as CompletionList;
+      // The client orders by sortText, whatever the order of the list.
+      return [...result.items].sort((a, b) => a.sortText!.localeCompare(b.sortText!)).map((item) => item.label);
+    };
+    expect(await ranked('target: !KeyOf ')).toEqual(['login', 'admins', 'dummy']);
+    expect(await ranked('stage: !KeyOf ')).toEqual(['dummy', 'admins', 'login']);
   });
 
   it('answers an empty list where nothing fits, and null for a document that is not open', async () => {
