@@ -100,7 +100,11 @@ export function generateBlueprint(
 
   const value = (field: JsonSchema, n: number, plainOnly = false): string => {
     const enumValues = field.enum?.filter((item) => item !== null);
-    if (enumValues && enumValues.length > 0) return quote(String(random.pick(enumValues)));
+    if (enumValues && enumValues.length > 0) {
+      // An integer enum (a TOTP stage's digits) is written as a number, as the service exports it.
+      const picked = random.pick(enumValues);
+      return typeof picked === 'string' ? quote(picked) : String(picked);
+    }
     const type = baseType(field);
     switch (type) {
       case 'boolean':
