@@ -35,7 +35,13 @@ export interface LoadOptions {
   headers: Record<string, string>;
 }
 
-function run(baseUrl: string, scenario: Scenario, options: LoadOptions, duration: number): Promise<AutocannonResult> {
+/** One autocannon run of `duration` seconds (not recorded: `measure` records). */
+export function run(
+  baseUrl: string,
+  scenario: Scenario,
+  options: LoadOptions,
+  duration: number,
+): Promise<AutocannonResult> {
   return autocannon({
     url: baseUrl,
     connections: options.connections,

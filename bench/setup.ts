@@ -164,7 +164,8 @@ export function scenarios(context: BenchContext): Scenario[] {
                 transaction: {
                   account_id: checkingId,
                   date,
-                  amount: 5 + (n % 4000) / 100,
+                  // An integer over 100: 5 + n / 100 in floating point can come out as 5.569999999999999.
+                  amount: (500 + (n % 4000)) / 100,
                   name: CREATE_NAME,
                   nature: 'expense',
                 },
