@@ -133,7 +133,7 @@ function unchangedItems(previous: ParseCache, text: string): (start: number) => 
   let shift = 0;
   /** The old item where the last item read afresh was: the next one should follow it. */
   let replaced: CachedItem | undefined;
-  let byFirstLine: Map<string, CachedItem[]> | undefined;
+  let byFirstLine: Map<string, Candidates> | undefined;
   const reuse = (item: CachedItem | undefined, start: number): CachedItem | undefined => {
     if (!item || !previous.holds(item)) return undefined;
     const length = item.end - item.start;
@@ -166,23 +166,28 @@ function unchangedItems(previous: ParseCache, text: string): (start: number) => 
       return undefined;
     }
     byFirstLine ??= previous.byFirstLine(prefix, old.length - suffix);
-    const candidates = byFirstLine.get(text.slice(start, lineEndOf(text, start))) ?? [];
-    // Items of the same first line are tried in document order; a few failures mean the item changed.
-    for (let i = 0, tries = 0; i < candidates.length && tries < 8; i++) {
-      const item = candidates[i]!;
-      if (!previous.holds(item)) {
-        candidates.splice(i--, 1);
-        continue;
-      }
-      tries++;
-      if (reuse(item, start)) {
-        candidates.splice(i, 1);
-        return item;
-      }
+    const candidates = byFirstLine.get(text.slice(start, lineEndOf(text, start)));
+    if (!candidates) return undefined;
+    // Items of the same first line are tried in document order, at most a few per item (a file of
+    // thousands of alike entries must not make this quadratic): the ones already taken at the
+    // front are passed for good, and a miss means the item changed and is read again.
+    while (candidates.next < candidates.items.length && !previous.holds(candidates.items[candidates.next]!)) {
+      candidates.next++;
     }
+    const last = Math.min(candidates.items.length, candidates.next + MAX_CANDIDATES);
+    for (let i = candidates.next; i < last; i++) if (reuse(candidates.items[i], start)) return candidates.items[i];
     return undefined;
   };
 }
+
+/** Cached items of one first line, in document order; those before `next` are all taken. */
+interface Candidates {
+  items: CachedItem[];
+  next: number;
+}
+
+/** Items of one first line tried for one place, at most. */
+const MAX_CANDIDATES = 8;
 
 function lineEndOf(text: string, at: number): number {
   const found = text.indexOf('\n', at);
@@ -269,14 +274,14 @@ export class ParseCache {
   }
 
   /** The items not yet handed out that overlap [from, to), by their first line, in document order. */
-  byFirstLine(from: number, to: number): Map<string, CachedItem[]> {
-    const found = new Map<string, CachedItem[]>();
+  byFirstLine(from: number, to: number): Map<string, Candidates> {
+    const found = new Map<string, Candidates>();
     for (const item of this.byStart.values()) {
       if (item.end < from || item.start > to) continue;
       const key = this.text.slice(item.start, lineEndOf(this.text, item.start));
       const list = found.get(key);
-      if (list) list.push(item);
-      else found.set(key, [item]);
+      if (list) list.items.push(item);
+      else found.set(key, { items: [item], next: 0 });
     }
     return found;
   }
