@@ -9,7 +9,6 @@
  */
 import http from 'node:http';
 import pg from 'pg';
-import { accountForEntryStatement } from '../server/accounts/account.queries.ts';
 import { listingStatement, runStatement } from '../server/db/sql.ts';
 import { pageRequest, paginationMeta, type PageRequest } from '../server/http/pagination.ts';
 import type { RequestBody } from '../server/http/contract.ts';
@@ -85,14 +84,15 @@ async function readJson(request: http.IncomingMessage): Promise<any> {
 type CreateBody = RequestBody<'createTransaction'>;
 
 /**
- * What the service sends for a create without category, merchant or tags: the account with its
- * family's currency, then the one insert statement of transaction.bulk-insert.ts.
+ * The least a create without category, merchant or tags needs: the account with its family's
+ * currency (the service reads them with the account's lock), then the one insert statement of
+ * transaction.bulk-insert.ts.
  */
 async function insertTransaction(input: CreateBody['transaction']): Promise<string> {
-  const [account] = await runStatement<{ id: string; family_currency: string }>(
-    pool,
-    accountForEntryStatement(familyId, input.account_id),
-  );
+  const [account] = await runStatement<{ id: string; family_currency: string }>(pool, {
+    text: 'select a.id, f.currency as family_currency from accounts a join families f on f.id = a.family_id where a.id = ? and a.family_id = ?',
+    params: [input.account_id, familyId],
+  });
   if (!account) throw new NotFound('Account not found');
   const { statement, ids } = transactionInsertStatement([
     {

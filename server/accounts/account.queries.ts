@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pagedRows, sql, type ListingQuery, type Statement } from '../db/sql.ts';
+import { pagedRows, sql, type ListingQuery } from '../db/sql.ts';
 import { NotFound } from '../http/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { AccountStatus, AccountType } from './account.entity.ts';
@@ -42,22 +42,6 @@ export async function findAccount(em: EntityManager, familyId: string, id: strin
     id,
     familyId,
   ]);
-  if (!row) throw NotFound.entity('Account');
-  return row;
-}
-
-/** The statement that reads an account of the family with the family's currency (the default for new entries). */
-export function accountForEntryStatement(familyId: string, id: string): Statement {
-  return {
-    text: 'select a.id, f.currency as family_currency from accounts a join families f on f.id = a.family_id where a.id = ? and a.family_id = ?',
-    params: [id, familyId],
-  };
-}
-
-/** An account new entries can be written to, or 404 (also for another family's account). */
-export async function findAccountForEntry(em: EntityManager, familyId: string, id: string) {
-  const statement = accountForEntryStatement(familyId, id);
-  const [row] = await sql<{ id: string; family_currency: string }>(em, statement.text, statement.params);
   if (!row) throw NotFound.entity('Account');
   return row;
 }
