@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generateBlueprint } from './blueprint-generator.ts';
 import { CUSTOM_TAGS } from './blueprint-tags.ts';
-import { measureCompletionAfterEdit, measureStorm } from './lsp-edit-storm.ts';
+import { measureCompletionAfterEdit, measureStorm, round, summary } from './lsp-edit-storm.ts';
 import { LspProcess, servers } from './lsp-process.ts';
 import { machineInfo } from './machine.ts';
 
@@ -39,17 +39,6 @@ const ONLY_STORM = process.env.BENCH_LSP_ONLY === 'storm';
 const SLOW_REQUEST_MS = 2_000;
 
 const log = (message: string) => console.error(`[bench-lsp] ${message}`);
-const round = (value: number) => Math.round(value * 10) / 10;
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-};
-const summary = (values: number[]) => ({
-  count: values.length,
-  p50: round(percentile(values, 50)),
-  p95: round(percentile(values, 95)),
-  max: round(Math.max(...values)),
-});
 
 interface Position {
   line: number;
@@ -125,26 +114,26 @@ async function measure(server: LspProcess, workspace: string, text: string, wher
 
 /** Our server only: yaml-language-server has no versioned diagnostics to wait for. */
 async function measureEditStorm(schema: Parameters<typeof generateBlueprint>[0], workspace: string) {
-  const server = () =>
-    new LspProcess(BUNDLED ? servers.blueprintBundled : servers.blueprint, { blueprint: { schema: SCHEMA_PATH } });
-  const stormServer = server();
-  await stormServer.start(workspace);
-  const storm = await measureStorm(
-    stormServer,
-    pathToFileURL(path.join(workspace, 'storm.blueprint.yaml')).href,
-    generateBlueprint(schema, STORM_ENTRIES).text,
-    { edits: STORM_EDITS, requests: STORM_REQUESTS, requestTimeoutMs: 10_000 },
+  // Each measure on a server of its own, started for it and stopped after it.
+  const onFreshServer = async <T>(file: string, measure: (server: LspProcess, uri: string) => Promise<T>) => {
+    const server = new LspProcess(BUNDLED ? servers.blueprintBundled : servers.blueprint, { blueprint: { schema: SCHEMA_PATH } }); // prettier-ignore
+    await server.start(workspace);
+    try {
+      return await measure(server, pathToFileURL(path.join(workspace, file)).href);
+    } finally {
+      await server.stop();
+    }
+  };
+  const storm = await onFreshServer('storm.blueprint.yaml', (server, uri) =>
+    measureStorm(server, uri, generateBlueprint(schema, STORM_ENTRIES).text, {
+      edits: STORM_EDITS,
+      requests: STORM_REQUESTS,
+      requestTimeoutMs: 10_000,
+    }),
   );
-  await stormServer.stop();
-  const afterEditServer = server();
-  await afterEditServer.start(workspace);
-  const completionAfterEdit = await measureCompletionAfterEdit(
-    afterEditServer,
-    pathToFileURL(path.join(workspace, 'after-edit.blueprint.yaml')).href,
-    generateBlueprint(schema, AFTER_EDIT_ENTRIES).text,
-    AFTER_EDIT_COMPLETIONS,
+  const completionAfterEdit = await onFreshServer('after-edit.blueprint.yaml', (server, uri) =>
+    measureCompletionAfterEdit(server, uri, generateBlueprint(schema, AFTER_EDIT_ENTRIES).text, AFTER_EDIT_COMPLETIONS),
   );
-  await afterEditServer.stop();
   const result = { storm: { entries: STORM_ENTRIES, ...storm }, completionAfterEdit: { entries: AFTER_EDIT_ENTRIES, ...completionAfterEdit } }; // prettier-ignore
   log(`edit storm: ${JSON.stringify(result)}`);
   return result;

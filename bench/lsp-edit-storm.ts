@@ -18,12 +18,14 @@ export interface StormSettings {
   requestTimeoutMs: number;
 }
 
-const round = (value: number) => Math.round(value * 10) / 10;
+/** Rounds to one decimal, as the blueprint LSP figures are reported. */
+export const round = (value: number) => Math.round(value * 10) / 10;
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 };
-const summary = (values: number[]) => ({
+/** Count, p50, p95 and max of timings in ms. */
+export const summary = (values: number[]) => ({
   count: values.length,
   p50: round(percentile(values, 50)),
   p95: round(percentile(values, 95)),

@@ -1,5 +1,6 @@
 import type { Position, Range, TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { lineOfOffset } from '../service/text-document.ts';
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 
@@ -131,14 +132,8 @@ export class EditableDocument implements TextDocument {
   positionAt(offset: number): Position {
     const starts = this.lineStarts();
     const clamped = Math.max(0, Math.min(Math.floor(offset), starts[starts.length - 1]! + this.lines.at(-1)!.length));
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid]! <= clamped) low = mid;
-      else high = mid - 1;
-    }
-    return { line: low, character: Math.min(clamped - starts[low]!, contentLength(this.lines[low]!)) };
+    const line = lineOfOffset(starts, clamped);
+    return { line, character: Math.min(clamped - starts[line]!, contentLength(this.lines[line]!)) };
   }
 
   offsetAt(position: Position): number {

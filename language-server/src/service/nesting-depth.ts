@@ -1,3 +1,25 @@
+import {
+  AMPERSAND,
+  BACKSLASH,
+  BANG,
+  COLON,
+  COMMA,
+  CR,
+  DASH,
+  DQUOTE,
+  GT,
+  HASH,
+  LBRACE,
+  LBRACKET,
+  NL,
+  PIPE,
+  RBRACE,
+  RBRACKET,
+  SPACE,
+  SQUOTE,
+  TAB,
+} from './char-codes.ts';
+
 /**
  * Nesting deeper than this is refused before parsing. The `yaml` package composes nodes
  * recursively and overflows the call stack at about 1,000 levels (and its lexer runs out of
@@ -11,26 +33,6 @@ export class TooDeep extends Error {
     super(`nested too deep at offset ${offset}`);
   }
 }
-
-const NL = 10;
-const CR = 13;
-const SPACE = 32;
-const TAB = 9;
-const HASH = 35;
-const DASH = 45;
-const COLON = 58;
-const COMMA = 44;
-const BANG = 33;
-const AMPERSAND = 38;
-const SQUOTE = 39;
-const DQUOTE = 34;
-const LBRACKET = 91;
-const RBRACKET = 93;
-const LBRACE = 123;
-const RBRACE = 125;
-const PIPE = 124;
-const GT = 62;
-const BACKSLASH = 92;
 
 /**
  * The offset of the first collection nested deeper than `limit` levels (the root is level 1), or

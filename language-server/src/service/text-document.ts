@@ -12,6 +12,18 @@ export interface LineIndex {
   offsetAt(position: Position): number;
 }
 
+/** The line holding `offset`, given the ascending offsets where lines start (the first is 0). */
+export function lineOfOffset(starts: readonly number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
 /** Lines end at "\n", "\r\n" or a lone "\r"; a line's characters never include its line break. */
 export function createLineIndex(text: string): LineIndex {
   const starts = [0];
@@ -39,13 +51,7 @@ export function createLineIndex(text: string): LineIndex {
     lineCount: starts.length,
     positionAt(offset) {
       const clamped = Math.max(0, Math.min(Math.floor(offset), text.length));
-      let low = 0;
-      let high = starts.length - 1;
-      while (low < high) {
-        const mid = (low + high + 1) >> 1;
-        if (starts[mid]! <= clamped) low = mid;
-        else high = mid - 1;
-      }
+      const low = lineOfOffset(starts, clamped);
       // An offset inside a "\r\n" pair maps to the end of the line.
       const character = Math.min(clamped, lineEnd(low)) - starts[low]!;
       return { line: low, character };

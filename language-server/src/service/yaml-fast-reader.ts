@@ -1,3 +1,24 @@
+import {
+  AMPERSAND,
+  BACKSLASH,
+  BANG,
+  COLON,
+  COMMA,
+  CR,
+  DASH,
+  DQUOTE,
+  GT,
+  HASH,
+  LBRACE,
+  LBRACKET,
+  NL,
+  PIPE,
+  RBRACE,
+  RBRACKET,
+  SPACE,
+  SQUOTE,
+  TAB,
+} from './char-codes.ts';
 import type { BEntry, BNode, BScalar, ScalarValue } from './blueprint-node.ts';
 import type { Problem } from './problem.ts';
 import { TooDeep } from './nesting-depth.ts';
@@ -35,36 +56,8 @@ export interface FastReadOptions {
   maxNesting?: number;
 }
 
-const NL = 10;
-const CR = 13;
-const TAB = 9;
-const SPACE = 32;
-const HASH = 35;
-const COLON = 58;
-const DASH = 45;
-const COMMA = 44;
-const BANG = 33;
-const SQUOTE = 39;
-const DQUOTE = 34;
-const LBRACKET = 91;
-const RBRACKET = 93;
-const LBRACE = 123;
-const RBRACE = 125;
-const PIPE = 124;
-const GT = 62;
-const BACKSLASH = 92;
-
 /** First characters that make the general parser's job: anchors, aliases, directives, reserved, stray indicators. */
-const unsupportedStarts = new Set([
-  38 /* & */,
-  42 /* * */,
-  37 /* % */,
-  64 /* @ */,
-  96 /* ` */,
-  COMMA,
-  RBRACKET,
-  RBRACE,
-]);
+const unsupportedStarts = new Set([AMPERSAND, 42 /* * */, 37 /* % */, 64 /* @ */, 96 /* ` */, COMMA, RBRACKET, RBRACE]);
 
 const escapes: Record<string, string> = {
   '0': '\0', a: '\x07', b: '\b', e: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v',

@@ -1,0 +1,20 @@
+/** Character codes the YAML readers compare `charCodeAt` results with. */
+export const NL = 10;
+export const CR = 13;
+export const TAB = 9;
+export const SPACE = 32;
+export const HASH = 35;
+export const COLON = 58;
+export const DASH = 45;
+export const COMMA = 44;
+export const BANG = 33;
+export const AMPERSAND = 38;
+export const SQUOTE = 39;
+export const DQUOTE = 34;
+export const LBRACKET = 91;
+export const RBRACKET = 93;
+export const LBRACE = 123;
+export const RBRACE = 125;
+export const PIPE = 124;
+export const GT = 62;
+export const BACKSLASH = 92;
