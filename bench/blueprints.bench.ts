@@ -20,6 +20,8 @@ const CORPUS_DIR = path.resolve(ROOT, '..', 'shared', 'corpus', 'blueprints');
 const RESULTS = process.env.BENCH_RESULTS ?? path.join(ROOT, 'bench', 'results', 'blueprints.json');
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+/** `ours` leaves yaml-language-server out (quick iterations); the results file is then written only to BENCH_RESULTS. */
+const ONLY_OURS = process.env.BENCH_BLUEPRINT_SERVERS === 'ours';
 
 const log = (message: string) => console.error(`[bench] ${message}`);
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -131,7 +133,7 @@ async function run(tmp: string) {
   // 4. Corpus: our errors on the valid files.
   const corpusFiles = (await readdir(CORPUS_DIR)).filter((name) => name.endsWith('.yaml')).sort();
   const validFiles = corpusFiles.filter((name) => !name.includes('invalid'));
-  const corpus: { file: string; oursProblems: number; oursErrors: number; yamlLsDiagnostics?: number; yamlLsErrors?: number; yamlLsSample?: string[] }[] = []; // prettier-ignore
+  const corpus: CorpusRow[] = [];
   const corpusTexts = new Map<string, string>();
   for (const file of validFiles) {
     const text = await readFile(path.join(CORPUS_DIR, file), 'utf8');
@@ -140,7 +142,109 @@ async function run(tmp: string) {
     corpus.push({ file, oursProblems: found.length, oursErrors: found.filter((item) => item.severity === 'error').length }); // prettier-ignore
   }
 
-  // 5. yaml-language-server over stdio.
+  // 5. yaml-language-server over stdio (BENCH_BLUEPRINT_SERVERS=ours leaves it out).
+  const yamlLs = ONLY_OURS
+    ? { version: 'not run', notes: ['not run: BENCH_BLUEPRINT_SERVERS=ours'] }
+    : await measureYamlLs(tmp, generated, corpus, corpusTexts);
+  const notes = yamlLs.notes as string[];
+
+  // 6. Results.
+  const sum = (pick: (entry: (typeof corpus)[number]) => number | undefined) =>
+    corpus.reduce((total, entry) => total + (pick(entry) ?? 0), 0);
+  const corpusTotals = {
+    files: corpus.length,
+    oursProblems: sum((entry) => entry.oursProblems),
+    oursErrors: sum((entry) => entry.oursErrors),
+    yamlLsDiagnostics: sum((entry) => entry.yamlLsDiagnostics),
+    yamlLsErrors: sum((entry) => entry.yamlLsErrors),
+    yamlLsFilesWithErrors: corpus.filter((entry) => (entry.yamlLsErrors ?? 0) > 0).length,
+  };
+  const theirValidation = yamlLs.validationMs as number | undefined;
+  const theirRevalidation = (yamlLs.revalidationMs as Timing | undefined)?.median;
+  const speedup = {
+    validation: theirValidation ? round(theirValidation / ours.validationMs.first) : undefined,
+    revalidation: theirRevalidation ? round(theirRevalidation / ours.revalidationMs.median) : undefined,
+  };
+  const targets = {
+    schemaLoad: { target: '<= 200 ms', value: ours.schemaLoadMs.first, met: ours.schemaLoadMs.first <= 200 },
+    validation: { target: '<= 300 ms', value: ours.validationMs.first, met: ours.validationMs.first <= 300 },
+    revalidation: { target: '<= 50 ms', value: ours.revalidationMs.median, met: ours.revalidationMs.median <= 50 },
+    fasterThanYamlLs: {
+      target: '>= 5x (cold validation)',
+      value: speedup.validation,
+      met: speedup.validation !== undefined && speedup.validation >= 5,
+    },
+    validCorpusZeroErrors: {
+      target: '0 errors on the valid corpus',
+      value: corpusTotals.oursErrors,
+      met: corpusTotals.oursErrors === 0,
+    },
+  };
+  const cpus = os.cpus();
+  const results = {
+    machine: machineInfo(),
+    settings: { entries: ENTRIES, runs: RUNS },
+    schema: { path: 'schemas/blueprint.schema.json', models: modelCount, bytes: (await readFile(SCHEMA_PATH)).length },
+    blueprint: {
+      entries: ENTRIES,
+      lines: generated.lines,
+      megabytes: mb(generated.text.length),
+      generateMs: round(generateMs),
+      editedLine: editedLine + 1,
+    },
+    ours,
+    yamlLanguageServer: yamlLs,
+    corpus: { totals: corpusTotals, files: corpus },
+    speedup,
+    targets,
+  };
+  const written = !ONLY_OURS || process.env.BENCH_RESULTS !== undefined;
+  if (written) {
+    await mkdir(path.dirname(RESULTS), { recursive: true });
+    await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n');
+  }
+
+  const ms = (value: unknown) => (typeof value === 'number' ? `${value.toLocaleString('en-US')} ms` : 'n/a');
+  const their = yamlLs as { schemaLoadMs?: number; validationMs?: number; revalidationMs?: Timing; peakRssMb?: number };
+  const rows = [
+    '| measure | ours | yaml-language-server ' + String(yamlLs.version) + ' |',
+    '|---|---:|---:|',
+    `| schema load (cold / median) | ${ms(ours.schemaLoadMs.first)} / ${ms(ours.schemaLoadMs.median)} | ${ms(their.schemaLoadMs)} (first diagnostics of a 2-line file) |`,
+    `| validation of ${ENTRIES.toLocaleString('en-US')} entries, cold / median | ${ms(ours.validationMs.first)} / ${ms(ours.validationMs.median)} | ${ms(their.validationMs)} (didOpen → diagnostics) |`,
+    `| re-validation after a one-line edit (first / median) | ${ms(ours.revalidationMs.first)} / ${ms(ours.revalidationMs.median)} | ${their.revalidationMs ? `${ms(their.revalidationMs.first)} / ${ms(their.revalidationMs.median)}` : 'n/a'} (didChange → diagnostics) |`,
+    `| peak RSS | ${ours.peakRssMb} MB (heapUsed ${ours.peakHeapUsedMb} MB) | ${their.peakRssMb !== undefined ? round(their.peakRssMb) + ' MB' : 'n/a'} (server process) |`,
+    `| problems on the generated file | ${ours.problems} (${ours.errors} errors) | ${yamlLs.diagnostics ?? 'n/a'} (${yamlLs.errors ?? 'n/a'} errors) |`,
+    `| valid corpus (${corpusTotals.files} files): problems (errors) | ${corpusTotals.oursProblems} (${corpusTotals.oursErrors}) | ${corpusTotals.yamlLsDiagnostics} (${corpusTotals.yamlLsErrors}), errors in ${corpusTotals.yamlLsFilesWithErrors} files |`,
+  ]; // prettier-ignore
+  const targetRows = [
+    '| target | value | met |',
+    '|---|---:|---|',
+    ...Object.values(targets).map((t) => `| ${t.target} | ${t.value ?? 'n/a'} | ${t.met ? 'met' : 'missed'} |`),
+  ];
+  console.log(
+    `Node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown'}; ${ENTRIES} entries, ${generated.lines} lines, ${mb(generated.text.length)} MB\n`,
+  );
+  console.log(rows.join('\n'));
+  console.log('\nPer corpus file (ours errors / yaml-language-server diagnostics, errors):');
+  for (const entry of corpus) {
+    console.log(
+      `  ${entry.file}: ${entry.oursErrors} / ${entry.yamlLsDiagnostics ?? 'n/a'}, ${entry.yamlLsErrors ?? 'n/a'}`,
+    );
+  }
+  console.log('\n' + targetRows.join('\n'));
+  if (notes.length > 0) console.log('\nNotes:\n' + notes.map((note) => `- ${note}`).join('\n'));
+  if (written) console.log(`\nWritten to ${path.relative(process.cwd(), RESULTS)}`);
+}
+
+type CorpusRow = { file: string; oursProblems: number; oursErrors: number; yamlLsDiagnostics?: number; yamlLsErrors?: number; yamlLsSample?: string[] }; // prettier-ignore
+
+/** yaml-language-server over stdio: schema load, cold validation, re-validation, then each corpus file (its rows filled in). */
+async function measureYamlLs(
+  tmp: string,
+  generated: ReturnType<typeof generateBlueprint>,
+  corpus: CorpusRow[],
+  corpusTexts: Map<string, string>,
+): Promise<Record<string, unknown>> {
   const settings = {
     yaml: {
       validate: true,
@@ -203,90 +307,8 @@ async function run(tmp: string) {
     yamlLs.peakRssMb = server.peakRssMb();
   }
   yamlLs.stop = await server.stop();
-
-  // 6. Results.
-  const sum = (pick: (entry: (typeof corpus)[number]) => number | undefined) =>
-    corpus.reduce((total, entry) => total + (pick(entry) ?? 0), 0);
-  const corpusTotals = {
-    files: corpus.length,
-    oursProblems: sum((entry) => entry.oursProblems),
-    oursErrors: sum((entry) => entry.oursErrors),
-    yamlLsDiagnostics: sum((entry) => entry.yamlLsDiagnostics),
-    yamlLsErrors: sum((entry) => entry.yamlLsErrors),
-    yamlLsFilesWithErrors: corpus.filter((entry) => (entry.yamlLsErrors ?? 0) > 0).length,
-  };
-  const theirValidation = yamlLs.validationMs as number | undefined;
-  const theirRevalidation = (yamlLs.revalidationMs as Timing | undefined)?.median;
-  const speedup = {
-    validation: theirValidation ? round(theirValidation / ours.validationMs.first) : undefined,
-    revalidation: theirRevalidation ? round(theirRevalidation / ours.revalidationMs.median) : undefined,
-  };
-  const targets = {
-    schemaLoad: { target: '<= 200 ms', value: ours.schemaLoadMs.first, met: ours.schemaLoadMs.first <= 200 },
-    validation: { target: '<= 300 ms', value: ours.validationMs.first, met: ours.validationMs.first <= 300 },
-    revalidation: { target: '<= 50 ms', value: ours.revalidationMs.median, met: ours.revalidationMs.median <= 50 },
-    fasterThanYamlLs: {
-      target: '>= 5x (cold validation)',
-      value: speedup.validation,
-      met: speedup.validation !== undefined && speedup.validation >= 5,
-    },
-    validCorpusZeroErrors: {
-      target: '0 errors on the valid corpus',
-      value: corpusTotals.oursErrors,
-      met: corpusTotals.oursErrors === 0,
-    },
-  };
-  const cpus = os.cpus();
-  const results = {
-    machine: machineInfo(),
-    settings: { entries: ENTRIES, runs: RUNS },
-    schema: { path: 'schemas/blueprint.schema.json', models: modelCount, bytes: (await readFile(SCHEMA_PATH)).length },
-    blueprint: {
-      entries: ENTRIES,
-      lines: generated.lines,
-      megabytes: mb(generated.text.length),
-      generateMs: round(generateMs),
-      editedLine: editedLine + 1,
-    },
-    ours,
-    yamlLanguageServer: { ...yamlLs, settings },
-    corpus: { totals: corpusTotals, files: corpus },
-    speedup,
-    targets,
-  };
-  await mkdir(path.dirname(RESULTS), { recursive: true });
-  await writeFile(RESULTS, JSON.stringify(results, null, 2) + '\n');
-
-  const ms = (value: unknown) => (typeof value === 'number' ? `${value.toLocaleString('en-US')} ms` : 'n/a');
-  const their = yamlLs as { schemaLoadMs?: number; validationMs?: number; revalidationMs?: Timing; peakRssMb?: number };
-  const rows = [
-    '| measure | ours | yaml-language-server ' + server.version + ' |',
-    '|---|---:|---:|',
-    `| schema load (cold / median) | ${ms(ours.schemaLoadMs.first)} / ${ms(ours.schemaLoadMs.median)} | ${ms(their.schemaLoadMs)} (first diagnostics of a 2-line file) |`,
-    `| validation of ${ENTRIES.toLocaleString('en-US')} entries, cold / median | ${ms(ours.validationMs.first)} / ${ms(ours.validationMs.median)} | ${ms(their.validationMs)} (didOpen → diagnostics) |`,
-    `| re-validation after a one-line edit (first / median) | ${ms(ours.revalidationMs.first)} / ${ms(ours.revalidationMs.median)} | ${their.revalidationMs ? `${ms(their.revalidationMs.first)} / ${ms(their.revalidationMs.median)}` : 'n/a'} (didChange → diagnostics) |`,
-    `| peak RSS | ${ours.peakRssMb} MB (heapUsed ${ours.peakHeapUsedMb} MB) | ${their.peakRssMb !== undefined ? round(their.peakRssMb) + ' MB' : 'n/a'} (server process) |`,
-    `| problems on the generated file | ${ours.problems} (${ours.errors} errors) | ${yamlLs.diagnostics ?? 'n/a'} (${yamlLs.errors ?? 'n/a'} errors) |`,
-    `| valid corpus (${corpusTotals.files} files): problems (errors) | ${corpusTotals.oursProblems} (${corpusTotals.oursErrors}) | ${corpusTotals.yamlLsDiagnostics} (${corpusTotals.yamlLsErrors}), errors in ${corpusTotals.yamlLsFilesWithErrors} files |`,
-  ]; // prettier-ignore
-  const targetRows = [
-    '| target | value | met |',
-    '|---|---:|---|',
-    ...Object.values(targets).map((t) => `| ${t.target} | ${t.value ?? 'n/a'} | ${t.met ? 'met' : 'missed'} |`),
-  ];
-  console.log(
-    `Node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown'}; ${ENTRIES} entries, ${generated.lines} lines, ${mb(generated.text.length)} MB\n`,
-  );
-  console.log(rows.join('\n'));
-  console.log('\nPer corpus file (ours errors / yaml-language-server diagnostics, errors):');
-  for (const entry of corpus) {
-    console.log(
-      `  ${entry.file}: ${entry.oursErrors} / ${entry.yamlLsDiagnostics ?? 'n/a'}, ${entry.yamlLsErrors ?? 'n/a'}`,
-    );
-  }
-  console.log('\n' + targetRows.join('\n'));
-  if (notes.length > 0) console.log('\nNotes:\n' + notes.map((note) => `- ${note}`).join('\n'));
-  console.log(`\nWritten to ${path.relative(process.cwd(), RESULTS)}`);
+  yamlLs.settings = settings;
+  return yamlLs;
 }
 
 main().catch((error: unknown) => {
