@@ -9,7 +9,7 @@
  */
 import http from 'node:http';
 import pg from 'pg';
-import { listingStatement, runStatement } from '../server/db/sql.ts';
+import { readListing, runStatement, type Page } from '../server/db/sql.ts';
 import { pageRequest, paginationMeta, type PageRequest } from '../server/http/pagination.ts';
 import type { RequestBody } from '../server/http/contract.ts';
 import { signedAmount } from '../server/money/signed-amount.ts';
@@ -35,14 +35,9 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types }
 
 class NotFound extends Error {}
 
-/** As the service's pagedRows: one statement for the page and its total. */
-async function listPage(
-  filters: TransactionFilters,
-  page: PageRequest,
-): Promise<{ rows: TransactionRow[]; total: number }> {
-  const statement = listingStatement(transactionListing(familyId, filters), page);
-  const [result] = await runStatement<{ total: string; rows: TransactionRow[] }>(pool, statement);
-  return { rows: result?.rows ?? [], total: Number(result?.total ?? 0) };
+/** As the service's pagedRows: one statement for the page and its total (readListing). */
+function listPage(filters: TransactionFilters, page: PageRequest): Promise<Page<TransactionRow>> {
+  return readListing<TransactionRow>(pool, transactionListing(familyId, filters), page);
 }
 
 async function findTransaction(id: string): Promise<TransactionRow> {
@@ -118,8 +113,8 @@ serveChild(
       if (url.pathname === PREFIX && request.method === 'GET') {
         const query = listQuery(url.searchParams);
         const page = pageRequest(query);
-        const { rows, total } = await listPage(query, page);
-        return send(response, 200, { data: rows.map(transactionView), meta: paginationMeta(page, total) });
+        const { rows, total, exact } = await listPage(query, page);
+        return send(response, 200, { data: rows.map(transactionView), meta: paginationMeta(page, total, exact) });
       }
       if (url.pathname === PREFIX && request.method === 'POST') {
         const body = (await readJson(request)) as CreateBody;

@@ -12,6 +12,7 @@ import { Migration20261125020000_account_sync_error } from './migrations/Migrati
 import { Migration20261126000000_sign_in } from './migrations/Migration20261126000000_sign_in.ts';
 import { Migration20261126010000_imports } from './migrations/Migration20261126010000_imports.ts';
 import { Migration20261127000000_chats } from './migrations/Migration20261127000000_chats.ts';
+import { Migration20261128000000_transaction_search } from './migrations/Migration20261128000000_transaction_search.ts';
 import { installJobQueue } from '../jobs/job-queue.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
@@ -28,6 +29,7 @@ const migrations = [
   { name: 'Migration20261126000000_sign_in', class: Migration20261126000000_sign_in },
   { name: 'Migration20261126010000_imports', class: Migration20261126010000_imports },
   { name: 'Migration20261127000000_chats', class: Migration20261127000000_chats },
+  { name: 'Migration20261128000000_transaction_search', class: Migration20261128000000_transaction_search },
 ];
 
 /** ORM options for a database URL. */

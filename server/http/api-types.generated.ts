@@ -1067,9 +1067,11 @@ export interface components {
             current_page: number;
             /** @description Page size used. */
             per_page: number;
-            /** @description Number of records matching the request across all pages. */
+            /** @description Number of records matching the request across all pages when `total_count_exact` is true. When it is false, more records match than were counted: counting stopped after the page returned and the nine pages after it (`total_count` is then `(current_page + 9) * per_page`), so `total_pages` and `next_page` reach that far and grow as the client pages on. */
             total_count: number;
-            /** @description Number of pages at this page size (0 when nothing matches). */
+            /** @description Whether `total_count` is the exact number of matches. Always true for unfiltered lists and lists filtered by account only; a filtered list of transactions counts at most ten pages from the one asked for, as a search engine answers "more than N" instead of reading every match. */
+            total_count_exact: boolean;
+            /** @description Number of pages at this page size (0 when nothing matches); a lower bound when `total_count_exact` is false. */
             total_pages: number;
             /** @description Number of the following page, or null on the last page. */
             next_page: number | null;
@@ -2425,7 +2427,7 @@ export interface components {
          */
         TransactionTypeFilter: "income" | "expense";
         /**
-         * @description Case-insensitive text matched against the transaction name, its notes and its merchant's name.
+         * @description Case-insensitive text found anywhere in the transaction name, in its notes or in its merchant's name (each searched on its own: a match never spans two of them). Control characters (U+0000 to U+001F) are refused with 422.
          * @example coffee
          */
         TransactionSearch: string;
@@ -2588,6 +2590,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 2,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -2775,6 +2778,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 2,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -2939,6 +2943,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 1,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -3099,6 +3104,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 2,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -3361,6 +3367,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 1,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -3473,7 +3480,7 @@ export interface operations {
                  */
                 type?: components["parameters"]["TransactionTypeFilter"];
                 /**
-                 * @description Case-insensitive text matched against the transaction name, its notes and its merchant's name.
+                 * @description Case-insensitive text found anywhere in the transaction name, in its notes or in its merchant's name (each searched on its own: a match never spans two of them). Control characters (U+0000 to U+001F) are refused with 422.
                  * @example coffee
                  */
                 search?: components["parameters"]["TransactionSearch"];
@@ -3586,6 +3593,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 2,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -4202,6 +4210,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 1,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -4610,6 +4619,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 1,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -4752,6 +4762,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 2,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -5093,6 +5104,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 2,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }
@@ -5341,6 +5353,7 @@ export interface operations {
                      *         "per_page": 25,
                      *         "total_count": 1,
                      *         "total_pages": 1,
+                     *         "total_count_exact": true,
                      *         "next_page": null,
                      *         "prev_page": null
                      *       }

@@ -81,12 +81,10 @@ function whereClause(familyId: string, filters: TransactionFilters) {
   }
   if (filters.type) conditions.push(filters.type === 'income' ? 'e.amount < 0' : 'e.amount >= 0');
   if (filters.search) {
-    // Merchant names are matched once per family merchant, not once per entry: the count of a
-    // search then reads entries alone (bench/README.md: the per-entry join dominated).
-    const pattern = containsPattern(filters.search);
-    conditions.push(`(e.name ilike ? or e.notes ilike ? or e.entryable_id in (
-      select mt.id from transactions mt join merchants mm on mm.id = mt.merchant_id where mm.family_id = ? and mm.name ilike ?))`);
-    params.push(pattern, pattern, familyId, pattern);
+    // One trigram-indexed column holds name, notes and merchant name, lower-cased (the migration
+    // transaction_search), so the search combines with the other filters in one index plan.
+    conditions.push(`e.search_text like lower(?)`);
+    params.push(containsPattern(filters.search));
   }
   const accountsOnly = conditions.length === 2 + accountLists.length;
   return { where: conditions.join(' and '), params, accountsOnly, accountLists, needsDetail };
@@ -104,19 +102,19 @@ function maintainedCount(familyId: string, accountLists: string[][]): Statement 
   return { text, params };
 }
 
-/** The listing of the family's transactions under `filters`, newest first (also run by the benchmark's limit server). */
+/**
+ * The listing of the family's transactions under `filters`, newest first (also run by the
+ * benchmark's limit server). Filtered by account at most, the total is exact from maintained
+ * counts; any other filter counts its matches only up to a bound (ListingQuery.bounded).
+ */
 export function transactionListing(familyId: string, filters: TransactionFilters): ListingQuery {
   const { where, params, accountsOnly, accountLists, needsDetail } = whereClause(familyId, filters);
-  const countFrom = `entries e${needsDetail ? ' join transactions t on t.id = e.entryable_id' : ''}`;
-  return {
-    select: SELECT,
-    from: `${JOINS} where ${where}`,
-    orderBy: ORDER,
-    params,
-    count: accountsOnly
-      ? maintainedCount(familyId, accountLists)
-      : { text: `select count(*) from ${countFrom} where ${where}`, params },
-  };
+  const listing = { select: SELECT, from: `${JOINS} where ${where}`, orderBy: ORDER, params };
+  if (accountsOnly) return { ...listing, count: maintainedCount(familyId, accountLists) };
+  const matches = `entries e${needsDetail ? ' join transactions t on t.id = e.entryable_id' : ''} where ${where}`;
+  // How many rows a search word matches decides the plan (walk the newest rows, or read the
+  // trigram index): a plan kept for one word would be slow for another.
+  return { ...listing, bounded: { key: 'e.id', matches, joins: JOINS }, planPerCall: !!filters.search };
 }
 
 /** The family's transactions under `filters`. Used by the list endpoint and, later, jobs and the assistant. */

@@ -10,8 +10,8 @@ type TransactionOperations =
 export const transactionsHandlers: Handlers<TransactionOperations> = {
   async listTransactions({ em, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchTransactions(em, principal.familyId, query, page);
-    return { status: 200, body: { data: rows.map(transactionView), meta: paginationMeta(page, total) } };
+    const { rows, total, exact } = await searchTransactions(em, principal.familyId, query, page);
+    return { status: 200, body: { data: rows.map(transactionView), meta: paginationMeta(page, total, exact) } };
   },
   async getTransaction({ em, principal, params }) {
     return { status: 200, body: { data: transactionView(await findTransaction(em, principal.familyId, params.id)) } };

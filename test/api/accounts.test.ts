@@ -80,6 +80,7 @@ describe('listAccounts and getAccount', () => {
       current_page: 1,
       per_page: 25,
       total_count: 2,
+      total_count_exact: true,
       total_pages: 1,
       next_page: null,
       prev_page: null,

@@ -97,14 +97,54 @@ describe('list totals', () => {
     expect(response.body.meta.total_count).toBe(0);
   });
 
-  it('count only matching rows once another filter applies', async () => {
-    expect(await totals({ search: 'Bulk 2' })).toBe(
-      await (async () => {
-        const [row] = await server.query<{ n: number }>(
-          `select count(*)::int as n from entries where name ilike '%Bulk 2%'`,
-        );
-        return row!.n;
-      })(),
-    );
+  describe('once another filter applies', () => {
+    const search = 'Bulk 2';
+    async function meta(query: Record<string, string>) {
+      const response = await server.api.call('listTransactions', {
+        key: household.readKey,
+        query: { search, ...query },
+      });
+      return response.body.meta;
+    }
+    async function matching() {
+      const [row] = await server.query<{ n: number }>(
+        `select count(*)::int as n from entries where family_id = $1 and name ilike $2`,
+        [household.familyId, `%${search}%`],
+      );
+      return row!.n;
+    }
+
+    it('count the matching rows exactly when they fit in ten pages', async () => {
+      const real = await matching();
+      expect(real).toBeGreaterThan(10);
+      expect(await meta({ per_page: '100' })).toMatchObject({ total_count: real, total_count_exact: true });
+    });
+
+    it('stop counting ten pages from the page asked for, and say so', async () => {
+      expect(await meta({ per_page: '1' })).toMatchObject({
+        total_count: 10,
+        total_count_exact: false,
+        total_pages: 10,
+        next_page: 2,
+      });
+      expect(await meta({ per_page: '1', page: '5' })).toMatchObject({
+        total_count: 14,
+        total_count_exact: false,
+        total_pages: 14,
+        next_page: 6,
+        prev_page: 4,
+      });
+    });
+
+    it('are exact again once the last match is within ten pages', async () => {
+      const real = await matching();
+      const page = real - 3;
+      expect(await meta({ per_page: '1', page: String(page) })).toMatchObject({
+        total_count: real,
+        total_count_exact: true,
+        total_pages: real,
+        next_page: page + 1,
+      });
+    });
   });
 });

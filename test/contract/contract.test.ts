@@ -111,7 +111,15 @@ describe('the contract', () => {
   });
 
   it('makes the response check fail on a body off the contract', () => {
-    const meta = { current_page: 1, per_page: 25, total_count: 0, total_pages: 0, next_page: null, prev_page: null };
+    const meta = {
+      current_page: 1,
+      per_page: 25,
+      total_count: 0,
+      total_count_exact: true,
+      total_pages: 0,
+      next_page: null,
+      prev_page: null,
+    };
     expect(() => checkResponse('listTags', 200, { data: [], meta })).not.toThrow();
     expect(() => checkResponse('listTags', 200, { data: [{ id: 'x' }], meta })).toThrow(/breaks the contract/);
     expect(() => checkResponse('listTags', 200, { data: [], meta: { ...meta, surprise: 1 } })).toThrow(

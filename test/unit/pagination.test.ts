@@ -14,7 +14,17 @@ describe('paginationMeta', () => {
       current_page: page.page,
       per_page: page.perPage,
       total_count: total,
+      total_count_exact: true,
       ...expected,
+    });
+  });
+
+  it('passes on a bounded total as not exact, with pages up to the bound', () => {
+    expect(paginationMeta({ page: 3, perPage: 10 }, 120, false)).toMatchObject({
+      total_count: 120,
+      total_count_exact: false,
+      total_pages: 12,
+      next_page: 4,
     });
   });
 

@@ -2,7 +2,7 @@ import { ACCOUNT_TYPES, type AccountType } from '../../accounts/account.entity.t
 import { accountListing } from '../../accounts/account.queries.ts';
 import { accountClassification, type AccountRow } from '../../accounts/account.view.ts';
 import type { AssistantTool } from './assistant-tool.ts';
-import { readPage } from './tool-paging.ts';
+import { readListing } from '../../db/sql.ts';
 
 interface AccountsArguments {
   classification?: 'asset' | 'liability';
@@ -38,7 +38,7 @@ export const accountsTool: AssistantTool = {
         (!input.account_type || type === input.account_type),
     );
     const listing = accountListing(context.familyId, { account_types: types });
-    const { rows, total } = await readPage<AccountRow>(context.db, listing, { page: 1, perPage: ACCOUNT_LIMIT });
+    const { rows, total } = await readListing<AccountRow>(context.db, listing, { page: 1, perPage: ACCOUNT_LIMIT });
     return {
       accounts: rows.map((row) => ({
         id: row.id,

@@ -1,9 +1,8 @@
 import { ACCOUNT_TYPES, type AccountStatus } from '../../accounts/account.entity.ts';
 import { accountListing } from '../../accounts/account.queries.ts';
 import { accountClassification, type AccountRow } from '../../accounts/account.view.ts';
-import { runStatement, type ListingQuery, type Statement } from '../../db/sql.ts';
+import { readListing, runStatement, type ListingQuery, type Statement } from '../../db/sql.ts';
 import type { AssistantTool } from './assistant-tool.ts';
-import { readPage } from './tool-paging.ts';
 
 /** Accounts in use count, as for holdings: disabled accounts and those being deleted do not. */
 const COUNTED_STATUSES: readonly AccountStatus[] = ['active', 'draft'];
@@ -46,7 +45,7 @@ export const balanceSheetTool: AssistantTool = {
   async run(context) {
     const listing = accountListing(context.familyId, { statuses: COUNTED_STATUSES });
     const totals = await runStatement<CurrencyTotals>(context.db, totalsStatement(listing));
-    const { rows, total } = await readPage<AccountRow>(context.db, listing, { page: 1, perPage: ACCOUNT_LIMIT });
+    const { rows, total } = await readListing<AccountRow>(context.db, listing, { page: 1, perPage: ACCOUNT_LIMIT });
     const group = (currency: string, classification: 'asset' | 'liability') =>
       rows
         .filter((row) => row.currency === currency && accountClassification(row.account_type) === classification)

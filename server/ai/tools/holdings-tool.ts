@@ -1,10 +1,10 @@
-import { runStatement, type ListingQuery, type Statement } from '../../db/sql.ts';
+import { readListing, runStatement, type ListingQuery, type Statement } from '../../db/sql.ts';
 import { holdingListing } from '../../holdings/holding.queries.ts';
 import type { HoldingRow } from '../../holdings/holding.view.ts';
 import { trimDecimal } from '../../money/money.ts';
 import type { AssistantTool } from './assistant-tool.ts';
 import { matchesNothing, resolveNames, unmatchedReport } from './family-names.ts';
-import { pageOf, pageSummary, readPage } from './tool-paging.ts';
+import { pageOf, pageSummary } from './tool-paging.ts';
 import { dateParameter, nameListParameter, PAGE_PARAMETERS } from './tool-parameters.ts';
 
 interface HoldingsArguments {
@@ -48,7 +48,7 @@ export const holdingsTool: AssistantTool = {
       return { as_of: asOf, holdings: [], ...pageSummary(page, 0), totals: [], ...unmatchedReport(resolved) };
     }
     const listing = holdingListing(context.familyId, { account_ids: resolved.ids.accounts }, { positionsOn: asOf });
-    const { rows, total } = await readPage<HoldingRow>(context.db, listing, page);
+    const { rows, total } = await readListing<HoldingRow>(context.db, listing, page);
     const totals = total ? await runStatement(context.db, valueTotals(listing)) : [];
     return {
       as_of: asOf,

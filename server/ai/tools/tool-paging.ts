@@ -1,20 +1,9 @@
-import { listingStatement, runStatement, type ListingQuery, type Queryable } from '../../db/sql.ts';
 import type { PageRequest } from '../../http/pagination.ts';
 import { PAGE_DEFAULTS } from './tool-parameters.ts';
 
 /** The page a tool was asked for (its `page` and `page_size`, already checked by the schema). */
 export function pageOf(args: { page?: number; page_size?: number }): PageRequest {
   return { page: args.page ?? PAGE_DEFAULTS.page, perPage: args.page_size ?? PAGE_DEFAULTS.pageSize };
-}
-
-/** One page of a listing and its total, in one round trip on the job's connection. */
-export async function readPage<Row>(
-  db: Queryable,
-  listing: ListingQuery,
-  page: PageRequest,
-): Promise<{ rows: Row[]; total: number }> {
-  const [result] = await runStatement<{ total: string; rows: Row[] }>(db, listingStatement(listing, page));
-  return { rows: result?.rows ?? [], total: Number(result?.total ?? 0) };
 }
 
 /** Where a page stands, for the model to decide whether to ask for the next one. */

@@ -1,4 +1,4 @@
-import { runStatement } from '../../db/sql.ts';
+import { readListing, runStatement } from '../../db/sql.ts';
 import { BOUNDS } from '../../money/bounds.ts';
 import { absolute } from '../../money/money.ts';
 import { classify } from '../../money/signed-amount.ts';
@@ -8,7 +8,7 @@ import type { AssistantTool } from './assistant-tool.ts';
 import { matchesNothing, resolveNames, unmatchedReport, type NamesByKind } from './family-names.ts';
 import { checkBoundsOrder, checkDateOrder } from './invalid-arguments.ts';
 import { transactionTotals } from './transaction-totals.ts';
-import { pageOf, pageSummary, readPage } from './tool-paging.ts';
+import { pageOf, pageSummary } from './tool-paging.ts';
 import { dateParameter, nameListParameter, PAGE_PARAMETERS } from './tool-parameters.ts';
 
 interface TransactionsArguments {
@@ -114,11 +114,12 @@ export const transactionsTool: AssistantTool = {
       max_amount: input.max_amount,
       type: input.type,
     });
-    const { rows, total } = await readPage<TransactionRow>(context.db, listing, page);
-    const totals = total ? await runStatement(context.db, transactionTotals(listing)) : [];
+    const { rows, total, exact } = await readListing<TransactionRow>(context.db, listing, page);
+    const totals = total ? await runStatement<{ count: number }>(context.db, transactionTotals(listing)) : [];
     return {
       transactions: rows.map(transactionSummary),
-      ...pageSummary(page, total),
+      // The totals read every match anyway, so the model always gets the exact count.
+      ...pageSummary(page, exact ? total : totals.reduce((sum, currency) => sum + currency.count, 0)),
       totals,
       ...unmatchedReport(resolved),
     };
