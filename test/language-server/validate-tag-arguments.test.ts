@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { BNode } from '../../language-server/src/service/blueprint-node.ts';
+import { scalarNode, seqNode, type BNode } from '../../language-server/src/service/blueprint-node.ts';
 import { quickFixes } from '../../language-server/src/service/code-actions.ts';
 import { readFormat } from '../../language-server/src/service/format-string.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
@@ -373,16 +373,11 @@ describe('quick fixes of !Find names', () => {
 describe('hostile input', () => {
   it('walks a very deep tree of !Find without recursion', () => {
     const index = createSchemaIndex(acmeShopSchema);
-    let node: BNode = { kind: 'scalar', value: 'x', range: [0, 1] };
+    let node: BNode = scalarNode('x', 0, 1);
     for (let depth = 0; depth < 200_000; depth++) {
-      const pair: BNode = {
-        kind: 'seq',
-        items: [{ kind: 'scalar', value: 'sku', range: [0, 1] }, node],
-        flow: true,
-        range: [0, 1],
-      };
-      const model: BNode = { kind: 'scalar', value: 'acme_shop.widget', range: [0, 1] };
-      node = { kind: 'seq', tag: '!Find', items: [model, pair], flow: true, range: [0, 1] };
+      const pair = seqNode([scalarNode('sku', 0, 1), node], true, 0, 1);
+      const model = scalarNode('acme_shop.widget', 0, 1);
+      node = seqNode([model, pair], true, 0, 1, { tag: '!Find' });
     }
     expect(checkFindTags(node, index)).toEqual([]);
   });

@@ -33,8 +33,8 @@ export interface CachedItem {
   problems: Problem[];
   /** Problems of checking it as an entry, kept by the language service once computed. */
   checks?: Problem[];
-  /** Every range array of the item's nodes, listed on its first move. */
-  ranges?: Range[];
+  /** Every node of the item, listed on its first move. */
+  nodes?: BNode[];
 }
 
 /** Items of the root's sequences (`entries`, or its named groups) are read and cached one by one. */
@@ -300,10 +300,11 @@ const shiftProblems = (problems: readonly Problem[], delta: number): Problem[] =
   });
 
 /**
- * Moves an item's node tree and problems to a new offset. Node ranges change in place (no two
- * nodes share a range array, and problems copy theirs); problems are replaced, since earlier
- * results handed out may still hold them. Typing moves every item below the cursor on each
- * keystroke: the item's range arrays are listed once, so that later moves are one flat loop.
+ * Moves an item's node tree and problems to a new offset. Node offsets change in place (mapping
+ * entries take theirs from their nodes; no two nodes share a tag range array, and problems copy
+ * theirs); problems are replaced, since earlier results handed out may still hold them. Typing
+ * moves every item below the cursor on each keystroke: the item's nodes are listed once, so that
+ * later moves are one flat loop.
  */
 function moveItem(item: CachedItem, start: number): void {
   const delta = start - item.start;
@@ -312,27 +313,25 @@ function moveItem(item: CachedItem, start: number): void {
   item.end += delta;
   if (item.problems.length > 0) item.problems = shiftProblems(item.problems, delta);
   if (item.checks && item.checks.length > 0) item.checks = shiftProblems(item.checks, delta);
-  item.ranges ??= rangesOf(item.node);
-  for (const range of item.ranges) {
-    range[0] += delta;
-    range[1] += delta;
+  item.nodes ??= nodesOf(item.node);
+  for (const node of item.nodes) {
+    node.start += delta;
+    node.end += delta;
+    if (node.tagRange) {
+      node.tagRange[0] += delta;
+      node.tagRange[1] += delta;
+    }
   }
 }
 
-function rangesOf(root: BNode): Range[] {
-  const ranges: Range[] = [];
+function nodesOf(root: BNode): BNode[] {
+  const nodes: BNode[] = [];
   const pending: BNode[] = [root];
   while (pending.length > 0) {
     const node = pending.pop()!;
-    ranges.push(node.range);
-    if (node.tagRange) ranges.push(node.tagRange);
+    nodes.push(node);
     if (node.kind === 'seq') for (const child of node.items) pending.push(child);
-    else if (node.kind === 'map') {
-      for (const entry of node.entries) {
-        ranges.push(entry.range);
-        pending.push(entry.key, entry.value);
-      }
-    }
+    else if (node.kind === 'map') for (const entry of node.entries) pending.push(entry.key, entry.value);
   }
-  return ranges;
+  return nodes;
 }

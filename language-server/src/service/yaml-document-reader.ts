@@ -1,6 +1,15 @@
 import { Composer, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Document, DocumentOptions, Node, ParseOptions, SchemaOptions, Tags, YAMLError } from 'yaml';
-import type { BEntry, BNode, ScalarValue } from './blueprint-node.ts';
+import {
+  aliasNode,
+  mapEntry,
+  mapNode,
+  scalarNode,
+  seqNode,
+  type BEntry,
+  type BNode,
+  type ScalarValue,
+} from './blueprint-node.ts';
 import { problem, syntaxAndTagCodes, type Problem, type Range } from './problem.ts';
 import { blueprintTags } from './tag-table.ts';
 import { reportDuplicateKeys } from './yaml-duplicate-keys.ts';
@@ -134,7 +143,7 @@ function convertDocument(
     return result;
   };
 
-  const nullAt = (offset: number): BNode => ({ kind: 'scalar', value: null, range: [offset, offset] });
+  const nullAt = (offset: number): BNode => scalarNode(null, offset, offset);
 
   // Explicit stack: deeply nested input must not overflow the call stack.
   const convert = (top: Node): BNode => {
@@ -157,35 +166,31 @@ function convertDocument(
     const valueStart = clamp(node.range?.[0] ?? 0, text);
     const tagRange = node.tag && !node.tag.startsWith('tag:yaml.org,2002:') ? tagBefore(valueStart + 1) : undefined;
     const start = tagRange && tagRange[0] < valueStart ? tagRange[0] : valueStart;
-    const base = {
-      range: [start, Math.max(start, trimmedEnd(valueStart, node.range?.[1] ?? valueStart))] as Range,
-      ...(node.tag ? { tag: node.tag } : {}),
-      ...(tagRange ? { tagRange } : {}),
-      ...(node.anchor ? { anchor: node.anchor } : {}),
-    };
-    if (isScalar(node)) return { kind: 'scalar', value: scalarValue(node.value, node.source), ...base };
-    if (isAlias(node)) return { kind: 'alias', name: node.source, ...base };
+    const end = Math.max(start, trimmedEnd(valueStart, node.range?.[1] ?? valueStart));
+    const extras = { tag: node.tag || undefined, tagRange, anchor: node.anchor || undefined };
+    if (isScalar(node)) return scalarNode(scalarValue(node.value, node.source), start, end, extras);
+    if (isAlias(node)) return aliasNode(node.source, start, end, extras);
     if (isSeq(node)) {
-      const items = node.items.map((item) => done.get(item as Node) ?? nullAt(base.range[1]));
-      return { kind: 'seq', items, flow: node.flow === true, ...base, range: collectionRange(base.range, items) };
+      const items = node.items.map((item) => done.get(item as Node) ?? nullAt(end));
+      return seqNode(items, node.flow === true, start, collectionEnd(start, end, items), extras);
     }
     if (isMap(node)) {
       const entries = node.items.map((pair): BEntry => {
-        const key = (pair.key ? done.get(pair.key as Node) : undefined) ?? nullAt(base.range[0]);
-        const value = (pair.value ? done.get(pair.value as Node) : undefined) ?? nullAt(key.range[1]);
-        return { key, value, range: [key.range[0], Math.max(key.range[1], value.range[1])] };
+        const key = (pair.key ? done.get(pair.key as Node) : undefined) ?? nullAt(start);
+        const value = (pair.value ? done.get(pair.value as Node) : undefined) ?? nullAt(key.end);
+        return mapEntry(key, value);
       });
       reportDuplicateKeys(entries, problems);
-      return { kind: 'map', entries, flow: node.flow === true, ...base, range: collectionRange(base.range, entries) };
+      return mapNode(entries, node.flow === true, start, collectionEnd(start, end, entries), extras);
     }
-    return { kind: 'scalar', value: null, ...base };
+    return scalarNode(null, start, end, extras);
   };
 
   /** A block collection ends where its last item ends (not after trailing comments). */
-  const collectionRange = (range: Range, children: readonly { range: Range }[]): Range => {
-    if (text[range[1] - 1] === ']' || text[range[1] - 1] === '}') return range;
+  const collectionEnd = (start: number, end: number, children: readonly { readonly range: Range }[]): number => {
+    if (text[end - 1] === ']' || text[end - 1] === '}') return end;
     const last = children[children.length - 1];
-    return last ? [range[0], Math.max(range[0], last.range[1])] : range;
+    return last ? Math.max(start, last.range[1]) : end;
   };
 
   return document.contents ? convert(document.contents) : undefined;

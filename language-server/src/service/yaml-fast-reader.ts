@@ -19,7 +19,16 @@ import {
   SQUOTE,
   TAB,
 } from './char-codes.ts';
-import type { BEntry, BNode, BScalar, ScalarValue } from './blueprint-node.ts';
+import {
+  mapEntry,
+  mapNode,
+  scalarNode,
+  seqNode,
+  type BEntry,
+  type BNode,
+  type BScalar,
+  type ScalarValue,
+} from './blueprint-node.ts';
 import type { Problem } from './problem.ts';
 import { TooDeep } from './nesting-depth.ts';
 import { reportDuplicateKeys } from './yaml-duplicate-keys.ts';
@@ -160,10 +169,9 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     else unsupported();
   };
 
+  const tagFields = (tag: [number, number]) => ({ tag: text.slice(tag[0], tag[1]), tagRange: tag });
   const scalar = (value: ScalarValue, start: number, end: number, tag?: [number, number]): BScalar =>
-    tag
-      ? { kind: 'scalar', value, range: [tag[0], end], tag: text.slice(tag[0], tag[1]), tagRange: tag }
-      : { kind: 'scalar', value, range: [start, end] };
+    tag ? scalarNode(value, tag[0], end, tagFields(tag)) : scalarNode(value, start, end);
 
   /** A tag at `at`: `!Name` only (no `!!` standard tags, no verbatim or handle forms). */
   const readTag = (at: number): [number, number] => {
@@ -430,17 +438,17 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
         if (isMap) {
           const key = readFlowNode(p, parentIndent);
           if (key.kind !== 'scalar' || key.tag) unsupported();
-          p = skipFlowSpace(key.range[1], parentIndent);
+          p = skipFlowSpace(key.end, parentIndent);
           if (code(p) !== COLON) unsupported();
           p = skipFlowSpace(p + 1, parentIndent);
           if (code(p) === COMMA || code(p) === close) unsupported();
           const value = readFlowNode(p, parentIndent);
-          entries.push({ key, value, range: [key.range[0], value.range[1]] });
-          p = skipFlowSpace(value.range[1], parentIndent);
+          entries.push(mapEntry(key, value));
+          p = skipFlowSpace(value.end, parentIndent);
         } else {
           const item = readFlowNode(p, parentIndent);
           items.push(item);
-          p = skipFlowSpace(item.range[1], parentIndent);
+          p = skipFlowSpace(item.end, parentIndent);
         }
         const ch = code(p);
         if (ch === close) break;
@@ -451,14 +459,12 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       }
     }
     const start = tag ? tag[0] : at;
-    const base = { range: [start, p + 1] as [number, number], ...(tag ? tagFields(tag) : {}) };
+    const extras = tag ? tagFields(tag) : undefined;
     open--;
-    if (!isMap) return { kind: 'seq', items, flow: true, ...base };
+    if (!isMap) return seqNode(items, true, start, p + 1, extras);
     reportDuplicateKeys(entries, problems);
-    return { kind: 'map', entries, flow: true, ...base };
+    return mapNode(entries, true, start, p + 1, extras);
   };
-
-  const tagFields = (tag: [number, number]) => ({ tag: text.slice(tag[0], tag[1]), tagRange: tag });
 
   // ---- block structure ----
 
@@ -470,7 +476,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     const first = code(at);
     if (first === LBRACKET || first === LBRACE) {
       const node = readFlowCollection(at, parentIndent, tag);
-      finishLine(node.range[1]);
+      finishLine(node.end);
       return node;
     }
     if (first === SQUOTE || first === DQUOTE) {
@@ -576,7 +582,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
           next = below;
         }
       } else value = readInline(valueAt, column, depth + 1);
-      entries.push({ key, value, range: [key.range[0], Math.max(key.range[1], value.range[1])] });
+      entries.push(mapEntry(key, value));
       if (next >= len) break;
       const indent = indentOf(next);
       if (indent < column) break;
@@ -587,8 +593,9 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     reportDuplicateKeys(entries, problems);
     open--;
     const start = tag ? tag[0] : at;
-    const end = entries[entries.length - 1]!.range[1];
-    return { kind: 'map', entries, flow: false, range: [start, end], ...(tag ? tagFields(tag) : {}) };
+    const last = entries[entries.length - 1]!;
+    const end = Math.max(last.key.end, last.value.end);
+    return mapNode(entries, false, start, end, tag ? tagFields(tag) : undefined);
   };
 
   /** The line after `dash`'s line that no longer belongs to the item: content indented at most `column`. */
@@ -649,8 +656,8 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     }
     open--;
     const start = tag ? tag[0] : at;
-    const end = items[items.length - 1]!.range[1];
-    return { kind: 'seq', items, flow: false, range: [start, end], ...(tag ? tagFields(tag) : {}) };
+    const end = items[items.length - 1]!.end;
+    return seqNode(items, false, start, end, tag ? tagFields(tag) : undefined);
   };
 
   const top = nextContentLine(0);
