@@ -9,7 +9,7 @@
  */
 import http from 'node:http';
 import pg from 'pg';
-import { readListing, runStatement, type Page } from '../server/db/sql.ts';
+import { readListing, runStatement } from '../server/db/sql.ts';
 import { pageRequest, paginationMeta, type PageRequest } from '../server/http/pagination.ts';
 import type { RequestBody } from '../server/http/contract.ts';
 import { signedAmount } from '../server/money/signed-amount.ts';
@@ -20,6 +20,7 @@ import {
   type TransactionFilters,
 } from '../server/transactions/transaction.queries.ts';
 import { transactionView, type TransactionRow } from '../server/transactions/transaction.view.ts';
+import { oldSearchListing } from './old-search-listing.ts';
 import './query-counter.ts';
 import { serveChild } from './serve-child.ts';
 
@@ -36,8 +37,8 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types }
 class NotFound extends Error {}
 
 /** As the service's pagedRows: one statement for the page and its total (readListing). */
-function listPage(filters: TransactionFilters, page: PageRequest): Promise<Page<TransactionRow>> {
-  return readListing<TransactionRow>(pool, transactionListing(familyId, filters), page);
+function listPage(filters: TransactionFilters, page: PageRequest, listing = transactionListing) {
+  return readListing<TransactionRow>(pool, listing(familyId, filters), page);
 }
 
 async function findTransaction(id: string): Promise<TransactionRow> {
@@ -105,15 +106,18 @@ async function insertTransaction(input: CreateBody['transaction']): Promise<stri
 }
 
 const PREFIX = '/api/v1/transactions';
+/** The same list with the search statement of before issue 14 (old-search-listing.ts). */
+const OLD_SEARCH = `/old-search${PREFIX}`;
 
 serveChild(
   (request, response) =>
     (async () => {
       const url = new URL(request.url ?? '/', 'http://limit');
-      if (url.pathname === PREFIX && request.method === 'GET') {
+      if ((url.pathname === PREFIX || url.pathname === OLD_SEARCH) && request.method === 'GET') {
         const query = listQuery(url.searchParams);
         const page = pageRequest(query);
-        const { rows, total, exact } = await listPage(query, page);
+        const listing = url.pathname === OLD_SEARCH ? oldSearchListing : transactionListing;
+        const { rows, total, exact } = await listPage(query, page, listing);
         return send(response, 200, { data: rows.map(transactionView), meta: paginationMeta(page, total, exact) });
       }
       if (url.pathname === PREFIX && request.method === 'POST') {

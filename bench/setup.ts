@@ -117,14 +117,31 @@ function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-/** The four scenarios of the brief. */
-export function scenarios(context: BenchContext): Scenario[] {
+/** The filtered list: a search within the last year of two accounts. */
+function filteredPath(context: BenchContext): string {
   const today = new Date();
   const yearAgo = new Date(Date.UTC(today.getUTCFullYear() - 1, today.getUTCMonth(), today.getUTCDate()));
   const [checking, , , visa] = context.seed.accountIds;
-  const filtered =
+  return (
     `/api/v1/transactions?search=${SEARCH_WORD}&start_date=${isoDate(yearAgo)}&end_date=${isoDate(today)}` +
-    `&account_ids[]=${checking}&account_ids[]=${visa}`;
+    `&account_ids[]=${checking}&account_ids[]=${visa}`
+  );
+}
+
+/** The filtered list with the search statement of before issue 14, which only the limit server runs. */
+export function oldSearchScenario(context: BenchContext): Scenario {
+  return {
+    name: 'filtered list, old statement',
+    description: 'the filtered list on the limit server with the search statement of before issue 14',
+    requests: () => [{ method: 'GET', path: `/old-search${filteredPath(context)}` }],
+  };
+}
+
+/** The four scenarios of the brief. */
+export function scenarios(context: BenchContext): Scenario[] {
+  const today = new Date();
+  const [checking] = context.seed.accountIds;
+  const filtered = filteredPath(context);
   const showPaths = context.showIds.map((id) => `/api/v1/transactions/${id}`);
   const checkingId = checking!;
   return [
