@@ -1,7 +1,7 @@
 import { Logger as WorkerLogger, runMigrations, type LogLevel } from 'graphile-worker';
 import type { Logger } from 'pino';
 import type { EntityManager } from '../db/orm.ts';
-import { sql } from '../db/sql.ts';
+import { sql, type Statement } from '../db/sql.ts';
 
 /** graphile-worker's log lines as structured pino lines (scope: worker id, task, job id). */
 export function workerLogger(logger: Logger | undefined): WorkerLogger {
@@ -20,8 +20,16 @@ export async function installJobQueue(connectionString: string, logger?: Logger)
   await runMigrations({ connectionString, logger: workerLogger(logger) });
 }
 
+/** The call that queues an account sync, as an expression; takes the account id and its job key. */
+const ACCOUNT_SYNC_CALL = `graphile_worker.add_job('account_sync', json_build_object('account_id', ?::uuid), job_key := ?, job_key_mode := 'replace')`;
+
 /** Queues an account sync; takes the account id and its job key (`account_sync:<id>`). */
-export const ACCOUNT_SYNC_SQL = `select graphile_worker.add_job('account_sync', json_build_object('account_id', ?::uuid), job_key := ?, job_key_mode := 'replace')`;
+export const ACCOUNT_SYNC_SQL = `select ${ACCOUNT_SYNC_CALL}`;
+
+/** The account sync call with its values, for a statement that queues it along with other work. */
+export function accountSyncCall(accountId: string): Statement {
+  return { text: ACCOUNT_SYNC_CALL, params: [accountId, `account_sync:${accountId}`] };
+}
 
 /**
  * Queues the sync of an account on `em`'s connection, so inside the caller's transaction: the job
@@ -29,5 +37,6 @@ export const ACCOUNT_SYNC_SQL = `select graphile_worker.add_job('account_sync', 
  * one account a single pending sync (a newer request replaces the waiting one).
  */
 export async function queueAccountSync(em: EntityManager, accountId: string): Promise<void> {
-  await sql(em, ACCOUNT_SYNC_SQL, [accountId, `account_sync:${accountId}`]);
+  const call = accountSyncCall(accountId);
+  await sql(em, `select ${call.text}`, call.params);
 }

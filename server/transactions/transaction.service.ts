@@ -94,13 +94,16 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
   checkInput(input);
   // The account's sync is queued in the same transaction as the write (a crash cannot lose it).
   const [id] = await writeUnit(em, async (tx) => {
-    // Create is a hot path (bench/README.md): the account is found and locked by one statement,
-    // which also reads the family's currency; an unknown account is a 404 before any 422 below.
-    const account = await lockAccount<{ id: string; family_currency: string }>(
+    // Create is a hot path (bench/README.md): one statement finds and locks the account, queues
+    // its sync and reads the family's currency and whether it has rules; an unknown account is a
+    // 404 before any 422 below.
+    const account = await lockAccount<{ id: string; family_currency: string; has_rules: boolean }>(
       tx,
       familyId,
       input.account_id!,
-      'id, (select f.currency from families f where f.id = accounts.family_id) as family_currency',
+      `id, (select f.currency from families f where f.id = accounts.family_id) as family_currency,
+        exists (select 1 from rules r where r.family_id = accounts.family_id and r.active) as has_rules`,
+      { queueSync: true },
     );
     const refs = await references(tx, familyId, input);
     const ids = await insertTransactions(tx, [
@@ -119,11 +122,10 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
     ]);
     // The family's rules fill in what the request left out (category, merchant, tags), in one statement.
     const fill = { category: !refs.categoryGiven, merchant: !refs.merchantGiven, tags: refs.tagIds === undefined };
-    if (fill.category || fill.merchant || fill.tags) {
+    if (account.has_rules && (fill.category || fill.merchant || fill.tags)) {
       const rules = applyRulesToEntryStatement(familyId, ids[0]!, fill);
       await sql(tx, rules.text, rules.params);
     }
-    await queueAccountSync(tx, account.id);
     return ids;
   });
   return id!;
