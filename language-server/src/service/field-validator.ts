@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { BNode } from './blueprint-node.ts';
 import { escapePointer, resolvePointer } from './json-pointer.ts';
-import { fitsType } from './validate-helpers.ts';
+import { fitsTypeNames, typeNames } from './validate-helpers.ts';
 
 /** A schema error as Ajv words it (keyword, instancePath, params), whoever found it. */
 export type FieldError = Pick<ErrorObject, 'keyword' | 'instancePath' | 'params'> & { message?: string };
@@ -24,12 +24,29 @@ export interface FieldReport {
 export type FieldValidator = (node: BNode) => FieldReport | undefined;
 
 type JsonObject = Record<string, unknown>;
-type Check = (node: BNode, pointer: string, depth: number, report: Report) => void;
+type Check = (node: BNode, depth: number, report: Report) => void;
 
+/** What one validation found so far, and where the value being checked is. */
 interface Report {
   errors: FieldError[];
-  origins: Map<string, Origin>;
+  /** Made on the first error: most values are valid. */
+  origins: Map<string, Origin> | undefined;
+  /** Keys and indexes from the validated value to the current one: a pointer is made of them only for an error. */
+  path: (string | number)[];
 }
+
+const pointerOf = (path: readonly (string | number)[]): string => {
+  let pointer = '';
+  for (const part of path) pointer += `/${typeof part === 'number' ? part : escapePointer(part)}`;
+  return pointer;
+};
+
+/** Records where the current value is written, unless an earlier error did. */
+const noteOrigin = (report: Report, origin: Origin): void => {
+  const pointer = pointerOf(report.path);
+  report.origins ??= new Map();
+  if (!report.origins.has(pointer)) report.origins.set(pointer, origin);
+};
 
 /** Deeper values are not checked (like a marker): they are never real blueprint fields. */
 const MAX_DEPTH = 100;
@@ -81,7 +98,7 @@ export function compileFieldValidator(definition: JsonObject, root: JsonObject, 
     if (known) return known;
     // Placeholder first: a recursive $ref reaches this schema again while it is being compiled.
     let body: Check = () => {};
-    compiled.set(object, (node, pointer, depth, report) => body(node, pointer, depth, report));
+    compiled.set(object, (node, depth, report) => body(node, depth, report));
     body = compileKeywords(object, compile, root);
     return compiled.get(object)!;
   };
@@ -93,9 +110,9 @@ export function compileFieldValidator(definition: JsonObject, root: JsonObject, 
     return compileAjvFieldValidator(definition, root, ajv());
   }
   return (node) => {
-    const report: Report = { errors: [], origins: new Map() };
-    check(node, '', 0, report);
-    return report.errors.length > 0 ? report : undefined;
+    const report: Report = { errors: [], origins: undefined, path: [] };
+    check(node, 0, report);
+    return report.errors.length > 0 ? { errors: report.errors, origins: report.origins ?? new Map() } : undefined;
   };
 }
 
@@ -113,67 +130,65 @@ function compileKeywords(schema: JsonObject, compile: (schema: unknown) => Check
     return compile(target);
   }
   const checks: Check[] = [];
-  const fail = (report: Report, node: BNode, pointer: string, keyword: string, params: Record<string, unknown>) => {
-    report.errors.push({ keyword, instancePath: pointer, params });
-    if (!report.origins.has(pointer)) report.origins.set(pointer, { node });
+  const fail = (report: Report, node: BNode, keyword: string, params: Record<string, unknown>) => {
+    report.errors.push({ keyword, instancePath: pointerOf(report.path), params });
+    noteOrigin(report, { node });
   };
 
   const { type } = schema;
   if (type !== undefined) {
-    checks.push((node, pointer, _depth, report) => {
-      if (!fitsType(node, type))
-        fail(report, node, pointer, 'type', { type: Array.isArray(type) ? type.join(',') : type });
+    const names = typeNames(type);
+    checks.push((node, _depth, report) => {
+      if (!fitsTypeNames(node, names))
+        fail(report, node, 'type', { type: Array.isArray(type) ? type.join(',') : type });
     });
   }
   if (Array.isArray(schema.enum)) {
     const allowed = schema.enum;
     const plain = allowed.every((value) => value === null || typeof value !== 'object');
     if (!plain) throw new UnsupportedSchema('enum');
-    checks.push((node, pointer, _depth, report) => {
+    checks.push((node, _depth, report) => {
       const value = node.kind === 'scalar' ? node.value : undefined;
-      if (node.kind !== 'scalar' || !allowed.includes(value))
-        fail(report, node, pointer, 'enum', { allowedValues: allowed });
+      if (node.kind !== 'scalar' || !allowed.includes(value)) fail(report, node, 'enum', { allowedValues: allowed });
     });
   }
   addStringChecks(schema, checks, fail);
   addNumberChecks(schema, checks, fail);
   addArrayChecks(schema, checks, fail, compile);
   addObjectChecks(schema, checks, fail, compile);
-  return (node, pointer, depth, report) => {
+  return (node, depth, report) => {
     if (isDeferred(node) || depth > MAX_DEPTH) return;
-    for (const check of checks) check(node, pointer, depth, report);
+    for (const check of checks) check(node, depth, report);
   };
 }
 
-type Fail = (report: Report, node: BNode, pointer: string, keyword: string, params: Record<string, unknown>) => void;
+type Fail = (report: Report, node: BNode, keyword: string, params: Record<string, unknown>) => void;
 
 function addStringChecks(schema: JsonObject, checks: Check[], fail: Fail): void {
   const stringOf = (node: BNode): string | undefined =>
     node.kind === 'scalar' && typeof node.value === 'string' ? node.value : undefined;
   const { minLength, maxLength, pattern, format } = schema;
   if (typeof minLength === 'number' || typeof maxLength === 'number') {
-    checks.push((node, pointer, _depth, report) => {
+    checks.push((node, _depth, report) => {
       const value = stringOf(node);
       if (value === undefined) return;
       const length = value.length > 0 && /[\ud800-\udfff]/.test(value) ? codePoints(value) : value.length;
-      if (typeof minLength === 'number' && length < minLength)
-        fail(report, node, pointer, 'minLength', { limit: minLength });
-      if (typeof maxLength === 'number' && length > maxLength)
-        fail(report, node, pointer, 'maxLength', { limit: maxLength });
+      if (typeof minLength === 'number' && length < minLength) fail(report, node, 'minLength', { limit: minLength });
+      if (typeof maxLength === 'number' && length > maxLength) fail(report, node, 'maxLength', { limit: maxLength });
     });
   }
   if (typeof pattern === 'string') {
     const expression = new RegExp(pattern, 'u');
-    checks.push((node, pointer, _depth, report) => {
+    checks.push((node, _depth, report) => {
       const value = stringOf(node);
-      if (value !== undefined && !expression.test(value)) fail(report, node, pointer, 'pattern', { pattern });
+      if (value !== undefined && !expression.test(value)) fail(report, node, 'pattern', { pattern });
     });
   }
   const formatCheck = typeof format === 'string' ? formatChecks.get(format) : undefined;
   if (formatCheck) {
-    checks.push((node, pointer, _depth, report) => {
+    checks.push((node, _depth, report) => {
       const value = stringOf(node);
-      if (value !== undefined && !formatCheck(value)) fail(report, node, pointer, 'format', { format });
+      if (value !== undefined && !formatCheck(value)) fail(report, node, 'format', { format });
     });
   }
 }
@@ -188,9 +203,9 @@ function addNumberChecks(schema: JsonObject, checks: Check[], fail: Fail): void 
   for (const [keyword, broken] of limits) {
     const limit = schema[keyword];
     if (typeof limit !== 'number') continue;
-    checks.push((node, pointer, _depth, report) => {
+    checks.push((node, _depth, report) => {
       if (node.kind === 'scalar' && typeof node.value === 'number' && broken(node.value, limit)) {
-        fail(report, node, pointer, keyword, { comparison: '', limit });
+        fail(report, node, keyword, { comparison: '', limit });
       }
     });
   }
@@ -200,17 +215,18 @@ function addArrayChecks(schema: JsonObject, checks: Check[], fail: Fail, compile
   const { items, minItems, maxItems } = schema;
   if (Array.isArray(items)) throw new UnsupportedSchema('items');
   const itemCheck = items === undefined ? undefined : compile(items);
-  checks.push((node, pointer, depth, report) => {
+  checks.push((node, depth, report) => {
     if (node.kind !== 'seq') return;
     const count = node.items.length;
-    if (typeof minItems === 'number' && count < minItems) fail(report, node, pointer, 'minItems', { limit: minItems });
-    if (typeof maxItems === 'number' && count > maxItems) fail(report, node, pointer, 'maxItems', { limit: maxItems });
+    if (typeof minItems === 'number' && count < minItems) fail(report, node, 'minItems', { limit: minItems });
+    if (typeof maxItems === 'number' && count > maxItems) fail(report, node, 'maxItems', { limit: maxItems });
     if (!itemCheck) return;
     node.items.forEach((item, i) => {
-      const at = `${pointer}/${i}`;
       const before = report.errors.length;
-      itemCheck(item, at, depth + 1, report);
-      if (report.errors.length > before && !report.origins.has(at)) report.origins.set(at, { node: item });
+      report.path.push(i);
+      itemCheck(item, depth + 1, report);
+      if (report.errors.length > before) noteOrigin(report, { node: item });
+      report.path.pop();
     });
   });
 }
@@ -223,12 +239,12 @@ function addObjectChecks(schema: JsonObject, checks: Check[], fail: Fail, compil
   const additional = schema.additionalProperties;
   const additionalCheck = additional && typeof additional === 'object' ? compile(additional) : undefined;
   if (propertyChecks.size === 0 && required.length === 0 && additional === undefined) return;
-  checks.push((node, pointer, depth, report) => {
+  checks.push((node, depth, report) => {
     if (node.kind !== 'map') return;
     const entries = node.entries;
     for (const name of required) {
       if (!entries.some((entry) => fieldName(entry.key) === name)) {
-        fail(report, node, pointer, 'required', { missingProperty: name });
+        fail(report, node, 'required', { missingProperty: name });
       }
     }
     for (let i = 0; i < entries.length; i++) {
@@ -238,15 +254,19 @@ function addObjectChecks(schema: JsonObject, checks: Check[], fail: Fail, compil
       if (name === undefined || laterHas(entries, i, name)) continue;
       const check = propertyChecks.get(name) ?? additionalCheck;
       if (!propertyChecks.has(name) && additional === false) {
-        fail(report, node, pointer, 'additionalProperties', { additionalProperty: name });
-        report.origins.set(`${pointer}/${escapePointer(name)}`, { node: value, key });
+        fail(report, node, 'additionalProperties', { additionalProperty: name });
+        report.path.push(name);
+        report.origins!.set(pointerOf(report.path), { node: value, key });
+        report.path.pop();
         continue;
       }
       if (!check) continue;
-      const at = `${pointer}/${escapePointer(name)}`;
       const before = report.errors.length;
-      check(value, at, depth + 1, report);
-      if (report.errors.length > before) report.origins.set(at, { node: value, key });
+      report.path.push(name);
+      check(value, depth + 1, report);
+      // The key is the better place for a property's error: it replaces what the value's checks noted.
+      if (report.errors.length > before) report.origins!.set(pointerOf(report.path), { node: value, key });
+      report.path.pop();
     }
   });
 }

@@ -85,7 +85,6 @@ export function validateFields(
 ): void {
   if (value.tag?.startsWith('!') || value.kind === 'alias') return;
   const validate = index.fieldValidator(model);
-  const reported = new Set<string>();
   const ownUnknownCheck = model.fields?.additionalProperties !== false;
   const isLookupKey = (name: string) =>
     keyName === 'identifiers' && lookupKeys.includes(name) && !model.fieldNames.includes(name);
@@ -102,6 +101,7 @@ export function validateFields(
   }
   const report = validate?.(value);
   if (!report) return;
+  const reported = new Set<string>();
 
   // One message per value: the most telling first (an enum lists the choices; a combinator says least).
   const rank = (error: FieldError): number => (error.keyword === 'enum' ? 0 : combinators.has(error.keyword) ? 2 : 1);
