@@ -30,12 +30,15 @@ export interface CachedItem {
   end: number;
   node: BNode;
   /** Problems found reading it (syntax, duplicate keys). */
-  problems: Problem[];
+  problems: readonly Problem[];
   /** Problems of checking it as an entry, kept by the language service once computed. */
   checks?: Problem[];
   /** Every node of the item, listed on its first move. */
   nodes?: BNode[];
 }
+
+/** The problems of the many items read without any (never changed: moving an item replaces its list). */
+const NO_PROBLEMS: readonly Problem[] = [];
 
 /** Items of the root's sequences (`entries`, or its named groups) are read and cached one by one. */
 const ITEM_DEPTH = 2;
@@ -98,7 +101,7 @@ function readItem(
   const before = problems.length;
   try {
     const node = read();
-    return { start, end, node, problems: problems.splice(before) };
+    return { start, end, node, problems: problems.length > before ? problems.splice(before) : NO_PROBLEMS };
   } catch (error) {
     if (!(error instanceof Unsupported)) throw error;
     problems.length = before;

@@ -94,6 +94,8 @@ function resolvePlain(source: string): ScalarValue {
   const first = source.charCodeAt(0);
   const numeric = (first >= 48 && first <= 57) || first === 43 || first === DASH || first === 46;
   if (!numeric) {
+    // Every YAML 1.1 null and boolean word is 1-5 characters long: most plain strings skip the patterns.
+    if (source.length > 5) return source;
     if (nullPattern.test(source)) return null;
     if (truePattern.test(source)) return true;
     if (falsePattern.test(source)) return false;
