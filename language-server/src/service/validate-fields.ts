@@ -69,8 +69,15 @@ function message(name: string, error: FieldError): string {
  */
 const lookupKeys: readonly string[] = ['pk'];
 
+// Module functions rather than closures made per call: validateFields runs for every attrs and identifiers.
+function isLookupKey(keyName: string, model: ModelInfo, name: string): boolean {
+  return keyName === 'identifiers' && lookupKeys.includes(name) && !model.fieldNames.includes(name);
+}
+
 /** Ajv reports these as well as the errors of the branches they combine: the branches say more. */
 const combinators = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'not']);
+
+const rank = (error: FieldError): number => (error.keyword === 'enum' ? 0 : combinators.has(error.keyword) ? 2 : 1);
 
 /**
  * Checks the fields of `attrs` or `identifiers` against the model's fields definition: one message
@@ -86,14 +93,12 @@ export function validateFields(
   if (value.tag?.startsWith('!') || value.kind === 'alias') return;
   const validate = index.fieldValidator(model);
   const ownUnknownCheck = model.fields?.additionalProperties !== false;
-  const isLookupKey = (name: string) =>
-    keyName === 'identifiers' && lookupKeys.includes(name) && !model.fieldNames.includes(name);
 
   if (ownUnknownCheck && value.kind === 'map') {
     for (const entry of value.entries) {
       if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
       const name = String(entry.key.value);
-      if (model.fieldNames.includes(name) || isLookupKey(name)) continue;
+      if (model.fieldNames.includes(name) || isLookupKey(keyName, model, name)) continue;
       const [suggestion] = nearest(name, model.fieldNames, 1);
       const found = problem(codes, 'field-unknown', entry.key.range, unknownFieldMessage(model, name, suggestion));
       problems.push(withSuggestions(found, entry.key.range, [suggestion]));
@@ -104,14 +109,13 @@ export function validateFields(
   const reported = new Set<string>();
 
   // One message per value: the most telling first (an enum lists the choices; a combinator says least).
-  const rank = (error: FieldError): number => (error.keyword === 'enum' ? 0 : combinators.has(error.keyword) ? 2 : 1);
   const errors = [...report.errors].sort((a, b) => rank(a) - rank(b));
   for (const error of errors) {
     const pointer = error.instancePath;
     if (error.keyword === 'additionalProperties') {
       const extra = String((error.params as Record<string, unknown>).additionalProperty);
       const at = `${pointer}/${escapePointer(extra)}`;
-      if (pointer === '' && (ownUnknownCheck || isLookupKey(extra))) continue;
+      if (pointer === '' && (ownUnknownCheck || isLookupKey(keyName, model, extra))) continue;
       const origin = report.origins.get(at);
       if (!origin || reported.has(at)) continue;
       reported.add(at);
