@@ -93,11 +93,14 @@ function check(text: string, parsed: ParseResult, index: SchemaIndex): { problem
   try {
     // Entry checks are kept with the entry's parse: an unchanged entry is not checked again.
     const checked = new Set<BNode>();
+    const findOptions = { text };
     const checkEntry = (entry: BNode): readonly Problem[] => {
       checked.add(entry);
       const item = parsed.cache.itemOf(entry);
       if (item?.checks) return item.checks;
-      const found = [...checkEntryAlone(entry, index), ...checkFindTags(entry, index, { text })];
+      // Into the entry's own list (a new array): one array per entry, not three.
+      const found = checkEntryAlone(entry, index);
+      for (const each of checkFindTags(entry, index, findOptions)) found.push(each);
       if (item) item.checks = found;
       return found;
     };
