@@ -27,7 +27,14 @@ export function keyName(entry: BEntry): string | undefined {
 /** The entry with that key; the last one wins, like the service's loader. */
 export function findEntry(map: BMap, name: string): BEntry | undefined {
   let found: BEntry | undefined;
-  for (const entry of map.entries) if (keyName(entry) === name) found = entry;
+  for (const entry of map.entries) {
+    const key = entry.key;
+    if (key.kind !== 'scalar') continue;
+    // `keyName(entry) === name`, the string case first: a mapping is searched for several keys.
+    const value = key.value;
+    const same = typeof value === 'string' ? value === name : String(value) === name;
+    if (same && !isDeferred(key)) found = entry;
+  }
   return found;
 }
 
