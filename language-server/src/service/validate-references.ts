@@ -23,6 +23,8 @@ interface EntryInfo {
   /** The entry or its id is computed (a tag or an alias): it may define any id. */
   dynamic: boolean;
   outcome: Outcome;
+  /** The `!KeyOf` nodes inside it, in order. */
+  references: readonly BNode[];
 }
 
 /**
@@ -72,7 +74,7 @@ export function checkReferences(root: BNode | undefined, options: CheckReference
     text: options.text,
   };
   entries.forEach((entry, position) => {
-    for (const reference of keyOfNodes(entry.node)) checkKeyOf(reference, position, context, problems);
+    for (const reference of entry.references) checkKeyOf(reference, position, context, problems);
   });
   return problems;
 }
@@ -144,7 +146,7 @@ function entriesOf(root: BNode): EntryInfo[] {
 }
 
 function dynamicEntry(node: BNode): EntryInfo {
-  return { node, id: undefined, idNode: undefined, dynamic: true, outcome: 'object' };
+  return { node, id: undefined, idNode: undefined, dynamic: true, outcome: 'object', references: collectKeyOfs(node) };
 }
 
 function entryInfo(node: BNode): EntryInfo {
@@ -165,6 +167,7 @@ function readEntryInfo(node: BNode): EntryInfo {
     idNode: literal ? idNode : undefined,
     dynamic: idNode !== undefined && isDeferred(idNode),
     outcome: outcomeOf(node),
+    references: collectKeyOfs(node),
   };
 }
 
@@ -182,14 +185,21 @@ export function outcomeOf(node: BMap): Outcome {
 /**
  * Parsed trees never change shape (the parser's cache only moves their ranges), so what a node
  * holds can be remembered by identity: an entry kept from the previous parse is not read again.
+ * One map for the validation (an entry's info holds its references): each is an insert per entry.
  */
-const keyOfMemo = new WeakMap<BNode, readonly BNode[]>();
 const entryInfoMemo = new WeakMap<BNode, EntryInfo>();
+const keyOfMemo = new WeakMap<BNode, readonly BNode[]>();
 
 /** Every scalar or collection tagged `!KeyOf` inside a node (also inside other tags), in order. */
 export function keyOfNodes(root: BNode): readonly BNode[] {
-  const remembered = keyOfMemo.get(root);
+  const remembered = entryInfoMemo.get(root)?.references ?? keyOfMemo.get(root);
   if (remembered) return remembered;
+  const found = collectKeyOfs(root);
+  keyOfMemo.set(root, found);
+  return found;
+}
+
+function collectKeyOfs(root: BNode): BNode[] {
   const found: BNode[] = [];
   const pending: BNode[] = [root];
   while (pending.length > 0) {
@@ -200,6 +210,6 @@ export function keyOfNodes(root: BNode): readonly BNode[] {
       for (let i = node.entries.length - 1; i >= 0; i--) pending.push(node.entries[i]!.value, node.entries[i]!.key);
     }
   }
-  keyOfMemo.set(root, found);
-  return found;
+  // Kept as long as the entry: a copy of its own length (a pushed-to array keeps room for 17).
+  return found.slice();
 }
