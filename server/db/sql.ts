@@ -138,6 +138,7 @@ export function listingStatement(query: ListingQuery, page: PageRequest): Statem
   const offset = (page.page - 1) * page.perPage;
   /** An integer of the statement: written in on the first page, else a parameter. */
   const int = (value: number) => {
+    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`not a row count: ${value}`);
     if (first) return String(value);
     params.push(value);
     return '?';
