@@ -11,7 +11,7 @@ import { writeCategories } from '../imports/writers/category-writer.ts';
 import { writeRules } from '../imports/writers/rule-writer.ts';
 import { writeTrades } from '../imports/writers/trade-writer.ts';
 import { writeTransactions } from '../imports/writers/transaction-writer.ts';
-import { ACCOUNT_SYNC_SQL } from './job-queue.ts';
+import { accountSyncStatement } from './job-queue.ts';
 
 export interface ImportProcessPayload {
   import_id: string;
@@ -89,7 +89,8 @@ export const importProcessTask: Task = async (payload, helpers) => {
         progress,
       });
       for (const accountId of outcome.accounts) {
-        await run(ACCOUNT_SYNC_SQL, [accountId, `account_sync:${accountId}`]);
+        const sync = accountSyncStatement(accountId);
+        await run(sync.text, sync.params);
       }
       await run(
         `update imports set status = 'complete', imported_count = ?, error = null, updated_at = now() where id = ?::uuid`,

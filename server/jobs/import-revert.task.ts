@@ -2,7 +2,7 @@ import type { Task } from 'graphile-worker';
 import type { PoolClient } from 'pg';
 import { revertImportRecords } from '../imports/import-revert.ts';
 import { statementRunner } from '../imports/writers/import-writer.ts';
-import { ACCOUNT_SYNC_SQL } from './job-queue.ts';
+import { accountSyncStatement } from './job-queue.ts';
 
 /**
  * The `import_revert` task: undoes a `reverting` import in one transaction, then it is `pending`
@@ -24,7 +24,10 @@ export const importRevertTask: Task = async (payload, helpers) => {
         return;
       }
       const accounts = await revertImportRecords({ id: importId, run });
-      for (const accountId of accounts) await run(ACCOUNT_SYNC_SQL, [accountId, `account_sync:${accountId}`]);
+      for (const accountId of accounts) {
+        const sync = accountSyncStatement(accountId);
+        await run(sync.text, sync.params);
+      }
       await run(
         `update imports set status = 'pending', imported_count = 0, error = null, updated_at = now() where id = ?::uuid`,
         [importId],

@@ -23,12 +23,15 @@ export async function installJobQueue(connectionString: string, logger?: Logger)
 /** The call that queues an account sync, as an expression; takes the account id and its job key. */
 const ACCOUNT_SYNC_CALL = `graphile_worker.add_job('account_sync', json_build_object('account_id', ?::uuid), job_key := ?, job_key_mode := 'replace')`;
 
-/** Queues an account sync; takes the account id and its job key (`account_sync:<id>`). */
-export const ACCOUNT_SYNC_SQL = `select ${ACCOUNT_SYNC_CALL}`;
-
-/** The account sync call with its values, for a statement that queues it along with other work. */
+/** The account sync call with its values (job key `account_sync:<id>`), for a statement that also does other work. */
 export function accountSyncCall(accountId: string): Statement {
   return { text: ACCOUNT_SYNC_CALL, params: [accountId, `account_sync:${accountId}`] };
+}
+
+/** The statement that queues an account sync, for connections other than an EntityManager's. */
+export function accountSyncStatement(accountId: string): Statement {
+  const call = accountSyncCall(accountId);
+  return { text: `select ${call.text}`, params: call.params };
 }
 
 /**
@@ -37,6 +40,6 @@ export function accountSyncCall(accountId: string): Statement {
  * one account a single pending sync (a newer request replaces the waiting one).
  */
 export async function queueAccountSync(em: EntityManager, accountId: string): Promise<void> {
-  const call = accountSyncCall(accountId);
-  await sql(em, `select ${call.text}`, call.params);
+  const sync = accountSyncStatement(accountId);
+  await sql(em, sync.text, sync.params);
 }
