@@ -3,8 +3,8 @@
  * the service's SQL (built by the exported transactionListing + listingStatement and
  * transactionByIdStatement, run as the same named prepared statements by runStatement) and the service's JSON (transactionView, paginationMeta). No
  * authentication, rate limiting, validation or framework: what is left is the database work and
- * the JSON. A create sends the service's statements (account lookup, the one insert statement) and
- * reads the result back with the service's select. Started by api.bench.ts as
+ * the JSON. A create sends the service's one create statement and reads the result back with the
+ * service's select. Started by api.bench.ts as
  * `node --import tsx bench/limit-server.ts`; env: DATABASE_URL, DB_POOL_SIZE, FAMILY_ID.
  */
 import http from 'node:http';
@@ -13,7 +13,7 @@ import { readListing, runStatement } from '../server/db/sql.ts';
 import { pageRequest, paginationMeta, type PageRequest } from '../server/http/pagination.ts';
 import type { RequestBody } from '../server/http/contract.ts';
 import { signedAmount } from '../server/money/signed-amount.ts';
-import { transactionInsertStatement } from '../server/transactions/transaction.bulk-insert.ts';
+import { transactionCreateStatement } from '../server/transactions/transaction.create-statement.ts';
 import {
   transactionByIdStatement,
   transactionListing,
@@ -80,29 +80,23 @@ async function readJson(request: http.IncomingMessage): Promise<any> {
 type CreateBody = RequestBody<'createTransaction'>;
 
 /**
- * The least a create without category, merchant or tags needs: the account with its family's
- * currency (the service reads them with the account's lock), then the one insert statement of
- * transaction.bulk-insert.ts.
+ * The service's create statement (transaction.create-statement.ts: lock the account, write, queue
+ * its sync) for a create without category, merchant or tags, in a family without rules.
  */
 async function insertTransaction(input: CreateBody['transaction']): Promise<string> {
-  const [account] = await runStatement<{ id: string; family_currency: string }>(pool, {
-    text: 'select a.id, f.currency as family_currency from accounts a join families f on f.id = a.family_id where a.id = ? and a.family_id = ?',
-    params: [input.account_id, familyId],
+  const { statement, id } = transactionCreateStatement({
+    familyId,
+    accountId: input.account_id,
+    date: input.date,
+    amount: signedAmount(input.amount, input.nature),
+    currency: input.currency ?? null,
+    name: (input.name ?? input.description ?? '').trim(),
+    notes: input.notes ?? null,
   });
-  if (!account) throw new NotFound('Account not found');
-  const { statement, ids } = transactionInsertStatement([
-    {
-      familyId,
-      accountId: account.id,
-      date: input.date,
-      amount: signedAmount(input.amount, input.nature),
-      currency: input.currency ?? account.family_currency,
-      name: (input.name ?? input.description ?? '').trim(),
-      notes: input.notes ?? null,
-    },
-  ]);
-  await runStatement(pool, statement);
-  return ids[0]!;
+  const [outcome] = await runStatement<{ has_rules: boolean }>(pool, statement);
+  if (!outcome) throw new NotFound('Account not found');
+  if (outcome.has_rules) throw new Error('the limit server does not apply rules');
+  return id;
 }
 
 const PREFIX = '/api/v1/transactions';

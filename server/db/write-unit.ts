@@ -15,18 +15,26 @@ function isRetryable(error: unknown): boolean {
 }
 
 /**
- * Runs a write in one transaction, again (up to 3 times in all) when PostgreSQL aborts it for a
- * deadlock or a serialization failure: the last line of defence behind the lock order below. Each
- * attempt starts from a fresh EntityManager, so `work` must load what it changes itself.
+ * Runs a write (one statement, or a transaction) again, up to 3 times in all, when PostgreSQL aborts
+ * it for a deadlock or a serialization failure: the last line of defence behind the lock order
+ * below. The write must be atomic, so that an aborted attempt left nothing behind.
  */
-export async function writeUnit<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+export async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await em.fork().transactional(work);
+      return await write();
     } catch (error) {
       if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;
     }
   }
+}
+
+/**
+ * Runs a write in one transaction, retried on conflicts (retryingConflicts). Each attempt starts
+ * from a fresh EntityManager, so `work` must load what it changes itself.
+ */
+export function writeUnit<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return retryingConflicts(() => em.fork().transactional(work));
 }
 
 /**

@@ -16,26 +16,36 @@ export interface BulkTransaction {
   tagIds?: string[];
 }
 
-/** One statement writes the details, the entries and the taggings: atomic without a transaction block. */
-const INSERT_SQL = `
-  with input as (
-    select * from json_to_recordset(?::json) as r(entry_id uuid, detail_id uuid, family_id uuid, account_id uuid,
-      amount numeric, currency text, date date, name text, notes text, category_id uuid, merchant_id uuid,
-      created_at timestamptz, tag_ids uuid[])
-  ), details as (
+/** The rows to write, as one JSON parameter: `json_to_recordset(?::json) as r(...)`. */
+export const INPUT_RECORDS = `json_to_recordset(?::json) as r(entry_id uuid, detail_id uuid, family_id uuid,
+  account_id uuid, amount numeric, currency text, date date, name text, notes text, category_id uuid,
+  merchant_id uuid, created_at timestamptz, tag_ids uuid[])`;
+
+/** The writes of the rows of a CTE named `input` (details, taggings, entries), as CTEs to follow it. */
+export const WRITE_INPUT = `
+  details as (
     insert into transactions (id, category_id, merchant_id, created_at, updated_at)
     select detail_id, category_id, merchant_id, created_at, created_at from input
   ), tagged as (
     insert into taggings (id, tag_id, taggable_type, taggable_id, created_at)
     select gen_random_uuid(), tag_id, 'Transaction', detail_id, created_at from input, unnest(tag_ids) as tag_id
-  )
-  insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes,
-    created_at, updated_at)
-  select entry_id, family_id, account_id, 'Transaction', detail_id, amount, currency, date, name, notes, created_at, created_at
-  from input`;
+  ), written as (
+    insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes,
+      created_at, updated_at)
+    select entry_id, family_id, account_id, 'Transaction', detail_id, amount, currency, date, name, notes, created_at,
+      created_at
+    from input
+    returning 1
+  )`;
 
-/** The statement that writes `items`, and the ids (the entries') they will have, in order. */
-export function transactionInsertStatement(items: BulkTransaction[]): { statement: Statement; ids: string[] } {
+/** One statement writes the details, the entries and the taggings: atomic without a transaction block. */
+const INSERT_SQL = `with input as (select * from ${INPUT_RECORDS}), ${WRITE_INPUT} select count(*) from written`;
+
+/** A transaction to write whose currency the statement may supply (null: the family's). */
+export type TransactionRecord = Omit<BulkTransaction, 'currency'> & { currency?: string | null };
+
+/** `items` as the JSON of INPUT_RECORDS, with the ids (the entries') they will have, in order. */
+export function inputRecords(items: TransactionRecord[]): { json: string; ids: string[] } {
   const now = Date.now();
   const rows = items.map((item, index) => ({
     entry_id: randomUUID(),
@@ -43,7 +53,7 @@ export function transactionInsertStatement(items: BulkTransaction[]): { statemen
     family_id: item.familyId,
     account_id: item.accountId,
     amount: item.amount,
-    currency: item.currency,
+    currency: item.currency ?? null,
     date: item.date,
     name: item.name,
     notes: item.notes ?? null,
@@ -53,7 +63,13 @@ export function transactionInsertStatement(items: BulkTransaction[]): { statemen
     created_at: new Date(now - (items.length - 1 - index)).toISOString(),
     tag_ids: item.tagIds ?? [],
   }));
-  return { statement: { text: INSERT_SQL, params: [JSON.stringify(rows)] }, ids: rows.map((row) => row.entry_id) };
+  return { json: JSON.stringify(rows), ids: rows.map((row) => row.entry_id) };
+}
+
+/** The statement that writes `items`, and the ids (the entries') they will have, in order. */
+export function transactionInsertStatement(items: BulkTransaction[]): { statement: Statement; ids: string[] } {
+  const { json, ids } = inputRecords(items);
+  return { statement: { text: INSERT_SQL, params: [json] }, ids };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Category } from '../categories/category.entity.ts';
 import { Entry } from '../entries/entry.entity.ts';
-import { ValidationFailed, type ErrorDetail } from '../http/errors.ts';
+import { NotFound, ValidationFailed, type ErrorDetail } from '../http/errors.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { currencyProblem } from '../money/currency-check.ts';
 import { moneyInput } from '../money/decimal-input.ts';
@@ -9,10 +9,11 @@ import { signedAmount, type Nature } from '../money/signed-amount.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { Tagging } from '../tags/tagging.entity.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
-import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
+import { lockAccount, lockEntryAccount, retryingConflicts, writeUnit } from '../db/write-unit.ts';
 import { sql } from '../db/sql.ts';
 import { applyRulesToEntryStatement } from '../imports/rules.ts';
-import { insertTransactions } from './transaction.bulk-insert.ts';
+import { insertTransactions, type TransactionRecord } from './transaction.bulk-insert.ts';
+import { transactionCreateStatement } from './transaction.create-statement.ts';
 import { Transaction } from './transaction.entity.ts';
 
 /** Fields a client may set on a transaction (create needs account_id, date, amount and a name). */
@@ -89,46 +90,65 @@ async function references(em: EntityManager, familyId: string, input: Transactio
   };
 }
 
+/**
+ * The references of a new transaction; an unknown account is a 404 before any 422 of them, as a
+ * client fixes the account first.
+ */
+async function referencesOfNew(em: EntityManager, familyId: string, input: TransactionInput) {
+  try {
+    return await references(em, familyId, input);
+  } catch (error) {
+    if (error instanceof ValidationFailed) {
+      const [account] = await sql(em, 'select 1 from accounts where id = ? and family_id = ?', [
+        input.account_id,
+        familyId,
+      ]);
+      if (!account) throw NotFound.entity('Account');
+    }
+    throw error;
+  }
+}
+
 /** Records a transaction; returns its id (the entry's). */
 export async function createTransaction(em: EntityManager, familyId: string, input: TransactionInput): Promise<string> {
   checkInput(input);
-  // The account's sync is queued in the same transaction as the write (a crash cannot lose it).
-  const [id] = await writeUnit(em, async (tx) => {
-    // Create is a hot path (bench/README.md): one statement finds and locks the account, queues
-    // its sync and reads the family's currency and whether it has rules; an unknown account is a
-    // 404 before any 422 below.
-    const account = await lockAccount<{ id: string; family_currency: string; has_rules: boolean }>(
+  const refs = await referencesOfNew(em, familyId, input);
+  const record: TransactionRecord = {
+    familyId,
+    accountId: input.account_id!,
+    date: input.date!,
+    amount: signedAmount(input.amount!, input.nature),
+    currency: input.currency ?? null,
+    name: nameOf(input)!,
+    notes: input.notes ?? null,
+    categoryId: refs.categoryId,
+    merchantId: refs.merchantId,
+    tagIds: refs.tagIds ?? [],
+  };
+  // Create is a hot path (bench/README.md): lock, write and queue the sync in one statement.
+  const { statement, id } = transactionCreateStatement(record);
+  const [outcome] = await retryingConflicts(() => sql<{ has_rules: boolean }>(em, statement.text, statement.params));
+  if (!outcome) throw NotFound.entity('Account');
+  if (!outcome.has_rules) return id;
+  // The family's rules fill in what the request left out (category, merchant, tags), in the same
+  // transaction as the write and the queued sync.
+  const fill = { category: !refs.categoryGiven, merchant: !refs.merchantGiven, tags: refs.tagIds === undefined };
+  const [ruled] = await writeUnit(em, async (tx) => {
+    const account = await lockAccount<{ id: string; family_currency: string }>(
       tx,
       familyId,
-      input.account_id!,
-      `id, (select f.currency from families f where f.id = accounts.family_id) as family_currency,
-        exists (select 1 from rules r where r.family_id = accounts.family_id and r.active) as has_rules`,
+      record.accountId,
+      'id, (select f.currency from families f where f.id = accounts.family_id) as family_currency',
       { queueSync: true },
     );
-    const refs = await references(tx, familyId, input);
-    const ids = await insertTransactions(tx, [
-      {
-        familyId,
-        accountId: account.id,
-        date: input.date!,
-        amount: signedAmount(input.amount!, input.nature),
-        currency: input.currency ?? account.family_currency,
-        name: nameOf(input)!,
-        notes: input.notes ?? null,
-        categoryId: refs.categoryId,
-        merchantId: refs.merchantId,
-        tagIds: refs.tagIds ?? [],
-      },
-    ]);
-    // The family's rules fill in what the request left out (category, merchant, tags), in one statement.
-    const fill = { category: !refs.categoryGiven, merchant: !refs.merchantGiven, tags: refs.tagIds === undefined };
-    if (account.has_rules && (fill.category || fill.merchant || fill.tags)) {
+    const ids = await insertTransactions(tx, [{ ...record, currency: record.currency ?? account.family_currency }]);
+    if (fill.category || fill.merchant || fill.tags) {
       const rules = applyRulesToEntryStatement(familyId, ids[0]!, fill);
       await sql(tx, rules.text, rules.params);
     }
     return ids;
   });
-  return id!;
+  return ruled!;
 }
 
 /** Changes what the client sent; omitted fields (and omitted `tag_ids`) stay as they are, `tag_ids: []` clears tags. */

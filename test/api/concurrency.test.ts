@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
+import { createHousehold, startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
 import type { TestServer } from '../support/test-server.ts';
 
 // Issue 9, items 1-4 and 12: concurrent writes to one account answer 2xx or a documented 4xx, never
@@ -108,6 +108,33 @@ describe('writes to one account at once (item 1)', () => {
     }
     expect(serverErrors(responses), JSON.stringify(statuses(responses))).toBe(0);
     expect(statuses(responses)).toEqual({ 201: 50, 200: 50 });
+    await expectInvariants();
+    await expectBalancesRecomputed();
+  });
+
+  it('creates transactions of one account concurrently in a family with rules, each filled in once', async () => {
+    const ruled = await createHousehold(server);
+    const key = ruled.writeKey;
+    const account = (
+      await server.api.call('createAccount', { key, body: { account: { name: 'Ruled', account_type: 'depository' } } })
+    ).body.data.id as string;
+    const category = (await server.api.call('createCategory', { key, body: { category: { name: 'Spending' } } })).body
+      .data.id as string;
+    await server.query(
+      `insert into rules (id, family_id, name, resource_type, conditions, actions) values (gen_random_uuid(), $1, 'All spend',
+        'transaction', '[{"condition_type": "transaction_name", "operator": "like", "value": "spend"}]', $2)`,
+      [ruled.familyId, JSON.stringify([{ action_type: 'set_transaction_category', value: category }])],
+    );
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        server.api.call('createTransaction', {
+          key,
+          body: { transaction: { account_id: account, date: '2024-05-01', amount: 10 + i, name: `Spend ${i}` } },
+        }),
+      ),
+    );
+    expect(statuses(responses)).toEqual({ 201: 20 });
+    expect(new Set(responses.map((response) => response.body.data.category?.id))).toEqual(new Set([category]));
     await expectInvariants();
     await expectBalancesRecomputed();
   });
