@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
  */
 import { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../server/app.ts';
+import type { CredentialRow } from '../server/http/access-gate.ts';
+import { CredentialCache } from '../server/http/credential-cache.ts';
 import { loadConfig } from '../server/config.ts';
 import { ormOptions } from '../server/db/orm.ts';
 import { createLogger } from '../server/logger.ts';
@@ -23,10 +25,12 @@ const config = loadConfig({
   RATE_LIMIT_PER_ADDRESS: process.env.RATE_LIMIT_PER_ADDRESS ?? '1000000000',
   RATE_LIMIT_PER_CREDENTIAL: process.env.RATE_LIMIT_PER_CREDENTIAL ?? '1000000000',
 });
-const app = await createApp({
-  config,
-  orm,
-  logger: createLogger('warn'),
-  sealingKey: randomBytes(32),
+const logger = createLogger('warn');
+// As in production (server/main.ts): credentials kept while the process listens for their changes.
+const credentials = new CredentialCache<CredentialRow>(process.env.DATABASE_URL!, logger);
+await credentials.start();
+const app = await createApp({ config, orm, logger, sealingKey: randomBytes(32), credentials });
+serveChild(app.callback(), async () => {
+  await credentials.stop();
+  await orm.close();
 });
-serveChild(app.callback(), () => orm.close());

@@ -16,7 +16,8 @@ import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
-import { createAccessGate, type RateLimitConfig } from './http/access-gate.ts';
+import { createAccessGate, type CredentialRow, type RateLimitConfig } from './http/access-gate.ts';
+import type { CredentialCache } from './http/credential-cache.ts';
 import { requestLog } from './http/request-log.ts';
 
 export interface AppDependencies {
@@ -41,6 +42,8 @@ export interface AppDependencies {
   clock?: Clock;
   /** The bundled contract; read from openapi/dist when not given. */
   document?: OpenApiDocument;
+  /** Credentials kept between requests (started and stopped by the caller); without it each request looks its credential up. */
+  credentials?: CredentialCache<CredentialRow>;
 }
 
 /** The Koa application: middleware order in one place. No listen() here. */
@@ -51,6 +54,7 @@ export async function createApp({
   sealingKey,
   clock = systemClock,
   document = loadOpenApiDocument(),
+  credentials,
 }: AppDependencies): Promise<Koa> {
   const app = new Koa({ proxy: config.trustProxy });
   const documentJson = JSON.stringify(document);
@@ -83,7 +87,7 @@ export async function createApp({
     aiAvailable: config.ai !== undefined,
     orm,
     jsonBodyLimit: config.jsonBodyLimit,
-    accessGate: createAccessGate(config, clock),
+    accessGate: createAccessGate(config, clock, { credentials }),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
   });
 

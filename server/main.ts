@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
+import type { CredentialRow } from './http/access-gate.ts';
+import { CredentialCache } from './http/credential-cache.ts';
 import { loadSealingKey } from './auth/secret-box.ts';
 import { pruneSsoRecords } from './auth/sso-codes.ts';
 import { loadConfig } from './config.ts';
@@ -32,7 +34,9 @@ async function main(): Promise<void> {
       })
     : undefined;
   const sealingKey = loadSealingKey({ envKey: config.mfaEncryptionKey, dataDir: config.dataDir });
-  const app = await createApp({ config, orm, logger, sealingKey });
+  const credentials = new CredentialCache<CredentialRow>(database.url, logger.child({ component: 'credentials' }));
+  await credentials.start();
+  const app = await createApp({ config, orm, logger, sealingKey, credentials });
   const server: Server = await new Promise((resolve) => {
     const listening = createHttpServer(app.callback()).listen(config.port, config.host, () => resolve(listening));
   });
@@ -79,6 +83,7 @@ async function main(): Promise<void> {
     await closed;
     // Running jobs finish before the database goes away.
     await worker?.stop();
+    await credentials.stop();
     await orm.close();
     await database.stop();
     logger.info('stopped');

@@ -13,6 +13,7 @@ import { Migration20261126000000_sign_in } from './migrations/Migration202611260
 import { Migration20261126010000_imports } from './migrations/Migration20261126010000_imports.ts';
 import { Migration20261127000000_chats } from './migrations/Migration20261127000000_chats.ts';
 import { Migration20261128000000_transaction_search } from './migrations/Migration20261128000000_transaction_search.ts';
+import { Migration20261128010000_credential_notifications } from './migrations/Migration20261128010000_credential_notifications.ts';
 import { installJobQueue } from '../jobs/job-queue.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
@@ -30,6 +31,10 @@ const migrations = [
   { name: 'Migration20261126010000_imports', class: Migration20261126010000_imports },
   { name: 'Migration20261127000000_chats', class: Migration20261127000000_chats },
   { name: 'Migration20261128000000_transaction_search', class: Migration20261128000000_transaction_search },
+  {
+    name: 'Migration20261128010000_credential_notifications',
+    class: Migration20261128010000_credential_notifications,
+  },
 ];
 
 /** ORM options for a database URL. */

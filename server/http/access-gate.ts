@@ -7,6 +7,8 @@ import type { Config } from '../config.ts';
 import { sql } from '../db/sql.ts';
 import { RateLimited, rateLimitHeaders, Unauthorized } from './errors.ts';
 import type { Principal } from './principal.ts';
+import type { CredentialCache } from './credential-cache.ts';
+import { RateLimitLedger, type WindowCount } from './rate-limit-ledger.ts';
 
 export type RateLimitConfig = Pick<Config, 'rateLimitPerAddress' | 'rateLimitPerCredential' | 'rateLimitWindowSeconds'>;
 
@@ -36,7 +38,13 @@ interface Counter {
   expire: string; // epoch milliseconds (bigint as text)
 }
 
-interface CredentialRow {
+/** What the gate keeps between requests: reserved counter points, and (when given) looked-up credentials. */
+export interface AccessGateState {
+  ledger?: RateLimitLedger;
+  credentials?: CredentialCache<CredentialRow>;
+}
+
+export interface CredentialRow {
   id: string;
   /** Whose counter the request bumps: the API key, or the device of an access token (so rotation does not reset it). */
   counter_key: string;
@@ -58,13 +66,14 @@ interface GateRow {
 const KEY_SHAPE = /^[0-9a-f]{64}$/;
 
 /**
- * Bumps one fixed-window counter of `rate_limits`: a new window starts once the previous one has
- * expired. Takes `valuesSql` (rows of key, 1, expire) and then the window length twice.
+ * Adds points to one fixed-window counter of `rate_limits`: a new window starts once the previous
+ * one has expired. Takes `valuesSql` (rows of key, points, expire) and then the window length twice.
  */
 export function counterUpsert(valuesSql: string): string {
   return `insert into rate_limits (key, points, expire) ${valuesSql}
     on conflict (key) do update set
-      points = case when rate_limits.expire <= excluded.expire - ? then 1 else rate_limits.points + 1 end,
+      points = case when rate_limits.expire <= excluded.expire - ? then excluded.points
+        else rate_limits.points + excluded.points end,
       expire = case when rate_limits.expire <= excluded.expire - ? then excluded.expire else rate_limits.expire end
     returning key, points, expire::text as expire`;
 }
@@ -96,71 +105,101 @@ function credentialLookup(
     : undefined;
 }
 
-function resetSeconds(counter: Counter, now: number): number {
+function resetSeconds(counter: WindowCount, now: number): number {
   return Math.max(1, Math.ceil((Number(counter.expire) - now) / 1000));
 }
 
 /**
- * Who is calling and whether they may: in ONE statement per request it counts the request against
- * the client address, looks the API key up, and counts it against the key. Round trips to
- * PostgreSQL are the largest cost of a small request (bench/README.md), hence one statement
- * instead of three. Counters are fixed windows in the unlogged `rate_limits` table, shared by all
- * API processes. A bearer token is tried first when present: a malformed or unknown one is refused
- * even when a valid key is sent too.
+ * Who is calling and whether they may. Round trips to PostgreSQL are the largest cost of a small
+ * request (bench/README.md), so a request usually makes none here: its rate-limit points come from
+ * batches this process reserved from the shared counters (RateLimitLedger), and its credential from
+ * the credentials this process looked up and keeps while it hears of every change
+ * (CredentialCache). When a counter needs points or a credential is not known, ONE statement
+ * reserves the points of the client address, looks the credential up, and reserves the points of
+ * the credential. Counters are fixed windows in the unlogged `rate_limits` table, shared by all API
+ * processes. A bearer token is tried first when present: a malformed or unknown one is refused even
+ * when a valid key is sent too.
  */
-export function createAccessGate(config: RateLimitConfig, clock: Clock = systemClock): AccessGate {
+export function createAccessGate(
+  config: RateLimitConfig,
+  clock: Clock = systemClock,
+  { ledger = new RateLimitLedger(), credentials }: AccessGateState = {},
+): AccessGate {
   const windowMs = config.rateLimitWindowSeconds * 1000;
+  const perAddress = config.rateLimitPerAddress;
+  const perCredential = config.rateLimitPerCredential;
   return async (em, request) => {
     const now = clock();
     const lookup = credentialLookup(request);
     const ctes: string[] = [];
     const params: unknown[] = [];
-    if (config.rateLimitPerAddress > 0) {
-      ctes.push(`address as (${counterUpsert('values (?, 1, ?)')})`);
-      params.push(`address:${request.address}`, now + windowMs, windowMs, windowMs);
+    const addressKey = `address:${request.address}`;
+    let address = perAddress > 0 ? ledger.take(addressKey, now) : undefined;
+    const addressBatch = perAddress > 0 && !address ? ledger.batchSize(addressKey, perAddress, now) : 0;
+    if (addressBatch) {
+      ctes.push(`address as (${counterUpsert('values (?, ?::int, ?::bigint)')})`);
+      params.push(addressKey, addressBatch, now + windowMs, windowMs, windowMs);
     }
-    if (lookup) {
+    const cacheKey = lookup && `${lookup.kind}:${lookup.digest}`;
+    let credential = cacheKey ? credentials?.get(cacheKey, now) : undefined;
+    let counted = credential && perCredential > 0 ? ledger.take(credential.counter_key, now) : undefined;
+    let credentialBatch = 0;
+    if (lookup && !credential) {
       ctes.push(`credential as (${lookup.sql})`);
       params.push(lookup.digest);
-      if (config.rateLimitPerCredential > 0) {
+      // Its counter is not known before the lookup: one point, as without batching.
+      if (perCredential > 0) credentialBatch = 1;
+      if (credentialBatch) {
         ctes.push(`credential_count as (${counterUpsert(`select counter_key, 1, ?::bigint from credential`)})`);
         params.push(now + windowMs, windowMs, windowMs);
       }
+    } else if (credential && perCredential > 0 && !counted) {
+      credentialBatch = ledger.batchSize(credential.counter_key, perCredential, now);
+      ctes.push(`credential_count as (${counterUpsert('values (?, ?::int, ?::bigint)')})`);
+      params.push(credential.counter_key, credentialBatch, now + windowMs, windowMs, windowMs);
     }
-    let row: GateRow = { address: null, credential: null, credential_count: null };
     if (ctes.length) {
       const pick = (name: string) =>
         ctes.some((cte) => cte.startsWith(`${name} `)) ? `(select row_to_json(${name}) from ${name})` : 'null';
-      [row] = (await sql<GateRow>(
+      const [row] = (await sql<GateRow>(
         em,
         `with ${ctes.join(', ')}
         select ${pick('address')} as address, ${pick('credential')} as credential, ${pick('credential_count')} as credential_count`,
         params,
       )) as [GateRow];
+      const shared = (counter: Counter) => ({ points: counter.points, expire: Number(counter.expire) });
+      if (row.address) address = ledger.record(addressKey, addressBatch, shared(row.address), perAddress, now);
+      if (row.credential) {
+        credential = row.credential;
+        credentials?.set(cacheKey!, credential, now);
+      }
+      if (row.credential_count) {
+        counted = ledger.record(
+          credential!.counter_key,
+          credentialBatch,
+          shared(row.credential_count),
+          perCredential,
+          now,
+        );
+      }
     }
 
-    if (row.address && row.address.points > config.rateLimitPerAddress) {
-      throw new RateLimited(config.rateLimitPerAddress, row.address.points, resetSeconds(row.address, now));
+    if (address && address.points > perAddress) {
+      throw new RateLimited(perAddress, address.points, resetSeconds(address, now));
     }
-    const addressHeaders = row.address
-      ? rateLimitHeaders(
-          config.rateLimitPerAddress,
-          config.rateLimitPerAddress - row.address.points,
-          resetSeconds(row.address, now),
-        )
+    const addressHeaders = address
+      ? rateLimitHeaders(perAddress, perAddress - address.points, resetSeconds(address, now))
       : {};
     if (!request.secured) return { headers: addressHeaders };
 
-    const credential = row.credential;
     if (!credential) throw new Unauthorized();
     // Before the revocation check: deactivation revokes tokens, and the person should learn why.
     if (!credential.active) throw new Unauthorized('Account has been deactivated');
     if (credential.revoked_at || (credential.expires_at && Date.parse(credential.expires_at) <= now)) {
       throw new Unauthorized();
     }
-    const counted = row.credential_count;
-    if (counted && counted.points > config.rateLimitPerCredential) {
-      throw new RateLimited(config.rateLimitPerCredential, counted.points, resetSeconds(counted, now));
+    if (counted && counted.points > perCredential) {
+      throw new RateLimited(perCredential, counted.points, resetSeconds(counted, now));
     }
     return {
       principal: {
@@ -171,11 +210,7 @@ export function createAccessGate(config: RateLimitConfig, clock: Clock = systemC
         credential: { kind: lookup!.kind, id: credential.id },
       },
       headers: counted
-        ? rateLimitHeaders(
-            config.rateLimitPerCredential,
-            config.rateLimitPerCredential - counted.points,
-            resetSeconds(counted, now),
-          )
+        ? rateLimitHeaders(perCredential, perCredential - counted.points, resetSeconds(counted, now))
         : addressHeaders,
     };
   };
