@@ -142,6 +142,7 @@ export function createAccessGate(
     }
     const cacheKey = lookup && `${lookup.kind}:${lookup.digest}`;
     let credential = cacheKey ? credentials?.get(cacheKey, now) : undefined;
+    const epoch = credentials?.epoch ?? 0;
     let counted = credential && perCredential > 0 ? ledger.take(credential.counter_key, now) : undefined;
     let credentialBatch = 0;
     if (lookup && !credential) {
@@ -171,7 +172,7 @@ export function createAccessGate(
       if (row.address) address = ledger.record(addressKey, addressBatch, shared(row.address), perAddress, now);
       if (row.credential) {
         credential = row.credential;
-        credentials?.set(cacheKey!, credential, now);
+        credentials?.set(cacheKey!, credential, now, epoch);
       }
       if (row.credential_count) {
         counted = ledger.record(

@@ -27,6 +27,8 @@ interface Entry<Row> {
 export class CredentialCache<Row extends { user_id: string }> {
   readonly #entries = new Map<string, Entry<Row>>();
   readonly #byUser = new Map<string, Set<string>>();
+  /** Counts forgettings: a lookup that started before one may have read what it made stale. */
+  #epoch = 0;
   #client: pg.Client | undefined;
   #listening = false;
   #stopped = false;
@@ -51,8 +53,14 @@ export class CredentialCache<Row extends { user_id: string }> {
     return undefined;
   }
 
-  set(key: string, row: Row, now: number): void {
-    if (!this.#listening) return;
+  /** Take before looking a credential up, and give to `set`. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** Keeps a credential looked up since `epoch`, unless a change was heard meanwhile. */
+  set(key: string, row: Row, now: number, epoch: number): void {
+    if (!this.#listening || epoch !== this.#epoch) return;
     if (this.#entries.size >= MAX_ENTRIES && !this.#entries.has(key)) {
       const [oldest] = this.#entries;
       if (oldest) this.#forget(oldest[0], oldest[1].row.user_id);
@@ -65,6 +73,7 @@ export class CredentialCache<Row extends { user_id: string }> {
 
   /** Forgets every credential of `userId`. */
   forgetUser(userId: string): void {
+    this.#epoch++;
     for (const key of this.#byUser.get(userId) ?? []) this.#entries.delete(key);
     this.#byUser.delete(userId);
   }
@@ -90,6 +99,7 @@ export class CredentialCache<Row extends { user_id: string }> {
 
   /** Stops answering and forgets everything: changes may be missed until listening again. */
   #down(): void {
+    this.#epoch++;
     this.#listening = false;
     this.#entries.clear();
     this.#byUser.clear();
@@ -119,7 +129,10 @@ export class CredentialCache<Row extends { user_id: string }> {
     try {
       await client.connect();
       await client.query(`listen ${CREDENTIAL_CHANNEL}`);
-      if (this.#client === client && !this.#stopped) this.#listening = true;
+      if (this.#client === client && !this.#stopped) {
+        this.#epoch++;
+        this.#listening = true;
+      }
     } catch (error) {
       failed(error as Error);
     }

@@ -91,6 +91,19 @@ describe('credentials kept between requests', () => {
     }
   });
 
+  it('are not kept when read before a change the process heard of', async () => {
+    const cache = processes[0]!.credentials;
+    const row = { user_id: household.userId } as CredentialRow;
+    const before = cache.epoch;
+    await server.query(`select pg_notify('credential_changed', $1)`, [household.userId]);
+    await expect.poll(() => cache.epoch, { timeout: 5_000 }).not.toBe(before);
+    // A lookup that started before the change must not be kept; one that started after is.
+    cache.set('lookup:before', row, Date.now(), before);
+    expect(cache.get('lookup:before', Date.now())).toBeUndefined();
+    cache.set('lookup:after', row, Date.now(), cache.epoch);
+    expect(cache.get('lookup:after', Date.now())).toBe(row);
+  });
+
   it('are looked up again on every request while a process cannot hear of changes', async () => {
     const [first] = processes;
     expect(await status(first!, household.readKey)).toBe(200);
