@@ -87,7 +87,7 @@ export async function createApp({
     aiAvailable: config.ai !== undefined,
     orm,
     jsonBodyLimit: config.jsonBodyLimit,
-    accessGate: createAccessGate(config, clock, { credentials }),
+    accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
   });
 

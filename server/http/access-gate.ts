@@ -38,12 +38,6 @@ interface Counter {
   expire: string; // epoch milliseconds (bigint as text)
 }
 
-/** What the gate keeps between requests: reserved counter points, and (when given) looked-up credentials. */
-export interface AccessGateState {
-  ledger?: RateLimitLedger;
-  credentials?: CredentialCache<CredentialRow>;
-}
-
 export interface CredentialRow {
   id: string;
   /** Whose counter the request bumps: the API key, or the device of an access token (so rotation does not reset it). */
@@ -123,8 +117,11 @@ function resetSeconds(counter: WindowCount, now: number): number {
 export function createAccessGate(
   config: RateLimitConfig,
   clock: Clock = systemClock,
-  { ledger = new RateLimitLedger(), credentials }: AccessGateState = {},
+  /** Credentials kept between requests; without it every request looks its credential up. */
+  credentials?: CredentialCache<CredentialRow>,
 ): AccessGate {
+  // Rate-limit points this process holds between requests.
+  const ledger = new RateLimitLedger();
   const windowMs = config.rateLimitWindowSeconds * 1000;
   const perAddress = config.rateLimitPerAddress;
   const perCredential = config.rateLimitPerCredential;
@@ -149,8 +146,8 @@ export function createAccessGate(
       ctes.push(`credential as (${lookup.sql})`);
       params.push(lookup.digest);
       // Its counter is not known before the lookup: one point, as without batching.
-      if (perCredential > 0) credentialBatch = 1;
-      if (credentialBatch) {
+      if (perCredential > 0) {
+        credentialBatch = 1;
         ctes.push(`credential_count as (${counterUpsert(`select counter_key, 1, ?::bigint from credential`)})`);
         params.push(now + windowMs, windowMs, windowMs);
       }
