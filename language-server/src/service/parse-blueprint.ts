@@ -37,6 +37,16 @@ export interface CachedItem {
   nodes?: BNode[];
 }
 
+/** Every field present from the start: one shape for the thousands of items, whatever is added later. */
+const cachedItem = (start: number, end: number, node: BNode, problems: readonly Problem[]): CachedItem => ({
+  start,
+  end,
+  node,
+  problems,
+  checks: undefined,
+  nodes: undefined,
+});
+
 /** The problems of the many items read without any (never changed: moving an item replaces its list). */
 const NO_PROBLEMS: readonly Problem[] = [];
 
@@ -101,7 +111,7 @@ function readItem(
   const before = problems.length;
   try {
     const node = read();
-    return { start, end, node, problems: problems.length > before ? problems.splice(before) : NO_PROBLEMS };
+    return cachedItem(start, end, node, problems.length > before ? problems.splice(before) : NO_PROBLEMS);
   } catch (error) {
     if (!(error instanceof Unsupported)) throw error;
     problems.length = before;
@@ -113,7 +123,7 @@ function readItem(
   const root = alone.root;
   // An alias may point into another item: only the whole document can resolve it.
   if (root?.kind !== 'seq' || root.items.length !== 1 || containsAlias(root)) throw new Unsupported('not one item');
-  const item: CachedItem = { start: 0, end: end - start, node: root.items[0]!, problems: alone.problems };
+  const item = cachedItem(0, end - start, root.items[0]!, alone.problems);
   moveItem(item, start);
   return item;
 }
