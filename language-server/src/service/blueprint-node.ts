@@ -58,12 +58,15 @@ export type BNodeKind = BNode['kind'];
 // Class fields (not assignments in the constructors): each field exists, as undefined, before its
 // first value, so V8 keeps one shape per kind whatever the values are (a scalar's value is a
 // number in one node and a string in the next; assigning them in the constructors made the cold validation ~30% slower).
+// The tag fields too: added to the few tagged nodes only, they gave each kind a second shape, and
+// code reading any node saw more shapes than its inline caches keep (and every node had room
+// for them anyway: V8 sizes the objects of a class for the most properties any of them gets).
 
 /** Where the offsets live; `range` and the optional tag fields are shared by every kind. */
 abstract class Positioned {
-  declare tag?: string;
-  declare tagRange?: Range;
-  declare anchor?: string;
+  tag?: string = undefined;
+  tagRange?: Range = undefined;
+  anchor?: string = undefined;
   constructor(
     public start: number,
     public end: number,
