@@ -89,6 +89,9 @@ const otherNumberPattern = /^[-+]?(?:0[bx0-9_]|[0-9][0-9_]*[_:]|\.[0-9_]*_)|^[0-
  */
 const fitted = <T>(list: T[]): T[] => list.slice();
 
+/** The engine's own copy of a string (as property names are kept): compared with the schema's names by identity. */
+const internalized = (value: string): string => Object.keys({ [value]: 0 })[0] ?? value;
+
 /** A plain scalar's value under the YAML 1.1 schema of the service's loader. */
 function resolvePlain(source: string): ScalarValue {
   const first = source.charCodeAt(0);
@@ -276,8 +279,10 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     const known = keyValues.get(source);
     if (known !== undefined) return known;
     const value = resolvePlain(source);
-    if (typeof value === 'string') keyValues.set(source, value);
-    return value;
+    if (typeof value !== 'string') return value;
+    const shared = internalized(value);
+    keyValues.set(source, shared);
+    return shared;
   };
 
   /** A key at `at` (plain or quoted) followed by `:` (sets `keyAfter`); undefined when the text there is not a key. */
