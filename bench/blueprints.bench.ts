@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { build } from 'esbuild';
+import { bundleOptions } from '../vscode-extension/scripts/bundle-options.mjs';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -288,7 +289,7 @@ async function freshProcessValidations(
 ): Promise<{ esm: number[]; bundled: number[] }> {
   const child = fileURLToPath(new URL('blueprint-cold-child.ts', import.meta.url));
   const bundle = path.join(tmp, 'blueprint-cold-child.cjs');
-  await build({ entryPoints: [child], outfile: bundle, bundle: true, platform: 'node', format: 'cjs', target: 'node18', minifyWhitespace: true, minifySyntax: true, logLevel: 'warning' }); // prettier-ignore
+  await build({ ...bundleOptions, entryPoints: [child], outfile: bundle });
   const validate = async (args: string[]): Promise<number> => {
     const { stdout } = await promisify(execFile)(process.execPath, [...args, SCHEMA_PATH, blueprintPath]);
     return (JSON.parse(stdout) as { validationMs: number }).validationMs;

@@ -13,6 +13,7 @@ import { INPUT_RECORDS, WRITE_INPUT, inputRecords, type TransactionRecord } from
 export function transactionCreateStatement(record: TransactionRecord): { statement: Statement; id: string } {
   const { json, ids } = inputRecords([record]);
   const sync = accountSyncCall(record.accountId);
+  // The last line reads `queued` so that it runs: PostgreSQL skips a SELECT in WITH that nothing reads.
   const text = `
     with locked as (
       select a.id, f.currency as family_currency,

@@ -7,24 +7,14 @@ import { chmod, copyFile, mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleOptions } from './bundle-options.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(root, 'dist');
 const require = createRequire(import.meta.url);
 
 /** @type {import('esbuild').BuildOptions} */
-const common = {
-  absWorkingDir: root,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  // The Node.js of VS Code 1.82 (Electron 25).
-  target: 'node18',
-  // Identifiers stay: the server logs stack traces, and their function names should say something.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  logLevel: 'warning',
-};
+const common = { ...bundleOptions, absWorkingDir: root };
 
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist);
