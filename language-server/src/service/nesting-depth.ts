@@ -1,24 +1,4 @@
-import {
-  AMPERSAND,
-  BACKSLASH,
-  BANG,
-  COLON,
-  COMMA,
-  CR,
-  DASH,
-  DQUOTE,
-  GT,
-  HASH,
-  LBRACE,
-  LBRACKET,
-  NL,
-  PIPE,
-  RBRACE,
-  RBRACKET,
-  SPACE,
-  SQUOTE,
-  TAB,
-} from './char-codes.ts';
+import { Char } from './yaml-fast-reader.ts';
 
 /**
  * Nesting deeper than this is refused before parsing. The `yaml` package composes nodes
@@ -26,13 +6,6 @@ import {
  * memory on very long `- - - …` lines); no real blueprint comes near 500 levels.
  */
 export const MAX_NESTING = 500;
-
-/** Thrown by a reader that found a collection nested deeper than it may go, at `offset`. */
-export class TooDeep extends Error {
-  constructor(readonly offset: number) {
-    super(`nested too deep at offset ${offset}`);
-  }
-}
 
 /**
  * The offset of the first collection nested deeper than `limit` levels (the root is level 1), or
@@ -43,9 +16,10 @@ export class TooDeep extends Error {
 export function firstTooDeep(text: string, limit = MAX_NESTING): number | undefined {
   const len = text.length;
   const code = (at: number): number => text.charCodeAt(at);
-  const blankAt = (at: number): boolean => at >= len || code(at) === SPACE || code(at) === NL || code(at) === CR;
+  const blankAt = (at: number): boolean =>
+    at >= len || code(at) === Char.Space || code(at) === Char.Nl || code(at) === Char.Cr;
   const skipSpaces = (at: number): number => {
-    while (code(at) === SPACE || code(at) === TAB) at++;
+    while (code(at) === Char.Space || code(at) === Char.Tab) at++;
     return at;
   };
   const lineEnd = (at: number): number => {
@@ -68,24 +42,24 @@ export function firstTooDeep(text: string, limit = MAX_NESTING): number | undefi
     let p = skipSpaces(lineStart);
     if (p >= len) break;
     const first = code(p);
-    if (first === NL || first === CR || first === HASH) {
+    if (first === Char.Nl || first === Char.Cr || first === Char.Hash) {
       lineStart = lineEnd(p) + 1;
       continue;
     }
     if (flow === 0) {
       nodeStart = true;
       const column = p - lineStart;
-      const dash = first === DASH && blankAt(p + 1);
+      const dash = first === Char.Dash && blankAt(p + 1);
       while (blocks.length > 0 && blocks[blocks.length - 1]!.column > column) blocks.pop();
       // A key after a sequence written at its mapping's column ends the sequence.
       const top = blocks[blocks.length - 1];
       if (!dash && top?.seq && top.column === column && blocks[blocks.length - 2]?.column === column) blocks.pop();
       // A flow collection at the start of a line is counted by its bracket alone.
-      if (first !== LBRACKET && first !== LBRACE && open(column, dash)) return p;
+      if (first !== Char.LeftBracket && first !== Char.LeftBrace && open(column, dash)) return p;
       // `- - x`: each further dash on the line opens a sequence inside the item.
-      while (code(p) === DASH && blankAt(p + 1)) {
+      while (code(p) === Char.Dash && blankAt(p + 1)) {
         const after = skipSpaces(p + 1);
-        if (!(code(after) === DASH && blankAt(after + 1))) {
+        if (!(code(after) === Char.Dash && blankAt(after + 1))) {
           p = after;
           break;
         }
@@ -94,31 +68,31 @@ export function firstTooDeep(text: string, limit = MAX_NESTING): number | undefi
       }
     }
     let ended = false;
-    while (!ended && p < len && code(p) !== NL) {
+    while (!ended && p < len && code(p) !== Char.Nl) {
       const ch = code(p);
-      if (ch === SPACE || ch === TAB || ch === CR) {
+      if (ch === Char.Space || ch === Char.Tab || ch === Char.Cr) {
         p++;
         continue;
       }
-      if (ch === HASH && (nodeStart || code(p - 1) === SPACE || code(p - 1) === TAB)) {
+      if (ch === Char.Hash && (nodeStart || code(p - 1) === Char.Space || code(p - 1) === Char.Tab)) {
         p = lineEnd(p);
         break;
       }
-      if (nodeStart && (ch === SQUOTE || ch === DQUOTE)) {
+      if (nodeStart && (ch === Char.SingleQuote || ch === Char.DoubleQuote)) {
         p = quotedEnd(text, p);
         nodeStart = false;
         continue;
       }
-      if (nodeStart && (ch === BANG || ch === AMPERSAND)) {
+      if (nodeStart && (ch === Char.Bang || ch === Char.Ampersand)) {
         while (p < len && !blankAt(p) && (flow === 0 || !isFlowIndicator(code(p)))) p++;
         continue;
       }
-      if (nodeStart && flow === 0 && (ch === PIPE || ch === GT)) {
+      if (nodeStart && flow === 0 && (ch === Char.Pipe || ch === Char.Greater)) {
         p = blockScalarEnd(text, lineEnd(p), blocks[blocks.length - 1]?.column ?? -1);
         ended = true;
         continue;
       }
-      if (ch === LBRACKET || ch === LBRACE) {
+      if (ch === Char.LeftBracket || ch === Char.LeftBrace) {
         if (nodeStart || flow > 0) {
           flow++;
           if (blocks.length + flow > limit) return p;
@@ -127,12 +101,12 @@ export function firstTooDeep(text: string, limit = MAX_NESTING): number | undefi
         p++;
         continue;
       }
-      if (flow > 0 && (ch === RBRACKET || ch === RBRACE)) {
+      if (flow > 0 && (ch === Char.RightBracket || ch === Char.RightBrace)) {
         flow--;
         nodeStart = false;
-      } else if (flow > 0 && ch === COMMA) nodeStart = true;
-      else if (ch === COLON && (flow > 0 || blankAt(p + 1))) nodeStart = true;
-      else if (ch === DASH && nodeStart && blankAt(p + 1)) nodeStart = true;
+      } else if (flow > 0 && ch === Char.Comma) nodeStart = true;
+      else if (ch === Char.Colon && (flow > 0 || blankAt(p + 1))) nodeStart = true;
+      else if (ch === Char.Dash && nodeStart && blankAt(p + 1)) nodeStart = true;
       else nodeStart = false;
       p++;
     }
@@ -142,7 +116,11 @@ export function firstTooDeep(text: string, limit = MAX_NESTING): number | undefi
 }
 
 const isFlowIndicator = (ch: number): boolean =>
-  ch === COMMA || ch === LBRACKET || ch === RBRACKET || ch === LBRACE || ch === RBRACE;
+  ch === Char.Comma ||
+  ch === Char.LeftBracket ||
+  ch === Char.RightBracket ||
+  ch === Char.LeftBrace ||
+  ch === Char.RightBrace;
 
 /** The offset after the quoted scalar starting at `at` (which may span lines), or the end of the text. */
 function quotedEnd(text: string, at: number): number {
@@ -150,8 +128,8 @@ function quotedEnd(text: string, at: number): number {
   let p = at + 1;
   while (p < text.length) {
     const ch = text.charCodeAt(p);
-    if (quote === DQUOTE && ch === BACKSLASH) p += 2;
-    else if (ch === quote && quote === SQUOTE && text.charCodeAt(p + 1) === SQUOTE) p += 2;
+    if (quote === Char.DoubleQuote && ch === Char.Backslash) p += 2;
+    else if (ch === quote && quote === Char.SingleQuote && text.charCodeAt(p + 1) === Char.SingleQuote) p += 2;
     else if (ch === quote) return p + 1;
     else p++;
   }
@@ -163,9 +141,9 @@ function blockScalarEnd(text: string, lineEnd: number, parent: number): number {
   let lineStart = lineEnd + 1;
   while (lineStart < text.length) {
     let p = lineStart;
-    while (text.charCodeAt(p) === SPACE) p++;
+    while (text.charCodeAt(p) === Char.Space) p++;
     const ch = text.charCodeAt(p);
-    if (p < text.length && ch !== NL && ch !== CR && p - lineStart <= parent) return lineStart;
+    if (p < text.length && ch !== Char.Nl && ch !== Char.Cr && p - lineStart <= parent) return lineStart;
     const next = text.indexOf('\n', p);
     if (next < 0) return text.length;
     lineStart = next + 1;

@@ -1,8 +1,8 @@
 import type { BNode } from './blueprint-node.ts';
-import { firstTooDeep, MAX_NESTING, TooDeep } from './nesting-depth.ts';
+import { firstTooDeep, MAX_NESTING } from './nesting-depth.ts';
 import { problem, syntaxAndTagCodes, type Problem, type Range } from './problem.ts';
 import { readYamlDocument } from './yaml-document-reader.ts';
-import { readYamlFast, Unsupported } from './yaml-fast-reader.ts';
+import { readYamlFast, TooDeep, Unsupported } from './yaml-fast-reader.ts';
 
 export interface ParseBlueprintOptions {
   /** JSON is parsed as YAML (it is a subset); the format only words the messages. */
