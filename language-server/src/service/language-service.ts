@@ -93,7 +93,8 @@ function check(text: string, parsed: ParseResult, index: SchemaIndex): { problem
   try {
     // Entry checks are kept with the entry's parse: an unchanged entry is not checked again.
     const checked = new Set<BNode>();
-    const findOptions = { text };
+    // The shape of the root pass's options below: one shape at the walk's destructuring.
+    const findOptions = { skip: undefined, text };
     const checkEntry = (entry: BNode): readonly Problem[] => {
       checked.add(entry);
       const item = parsed.cache.itemOf(entry);
@@ -105,8 +106,8 @@ function check(text: string, parsed: ParseResult, index: SchemaIndex): { problem
       return found;
     };
     add(validateBlueprint(parsed.root, index, { checkEntry, text }));
-    add(checkTags(parsed.root, (node) => checked.has(node)));
-    add(checkFindTags(parsed.root, index, { skip: (node) => checked.has(node), text }));
+    add(checkTags(parsed.root, checked));
+    add(checkFindTags(parsed.root, index, { skip: checked, text }));
     add(checkReferences(parsed.root, { text }));
   } catch (error) {
     // A defect of ours must not cost the editor its other diagnostics.

@@ -3,7 +3,7 @@ import { closest } from './edit-distance.ts';
 import { readFormat, type FormatReading } from './format-string.ts';
 import { problem, syntaxAndTagCodes, withSuggestions, type Problem, type Range } from './problem.ts';
 import { arityAllows, blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
-import { isDeferred } from './validate-helpers.ts';
+import { isDeferred, NO_NODES } from './validate-helpers.ts';
 
 export { blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
 
@@ -26,7 +26,7 @@ const kindWords = { scalar: 'a scalar', seq: 'a sequence', map: 'a mapping', ali
  * lands on an `!Enumerate` from its iterable (or output kind) finds no current item: an error.
  * `skip` leaves out subtrees checked elsewhere (entries, whose checks the language service keeps).
  */
-export function checkTags(root: BNode | undefined, skip?: (node: BNode) => boolean): Problem[] {
+export function checkTags(root: BNode | undefined, skip: ReadonlySet<BNode> = NO_NODES): Problem[] {
   const problems: Problem[] = [];
   if (!root) return problems;
   // Two parallel stacks: no pair is allocated per node.
@@ -35,7 +35,7 @@ export function checkTags(root: BNode | undefined, skip?: (node: BNode) => boole
   while (nodes.length > 0) {
     const node = nodes.pop()!;
     const enumerates = frames.pop()!;
-    if (skip?.(node)) continue;
+    if (skip.has(node)) continue;
     const info = node.tag ? checkOneTag(node, enumerates, problems) : undefined;
     if (node.kind === 'seq') {
       const enumerate = info?.name === '!Enumerate';

@@ -1,14 +1,14 @@
 import type { BNode, BScalar, BSeq } from './blueprint-node.ts';
 import { problem, schemaCodes, syntaxAndTagCodes, withFix, withSuggestions, type Problem } from './problem.ts';
 import type { ModelInfo, SchemaIndex } from './schema-index.ts';
-import { hint, isDeferred, suggest } from './validate-helpers.ts';
+import { hint, isDeferred, NO_NODES, suggest } from './validate-helpers.ts';
 
 const codes = syntaxAndTagCodes;
 const findTags: ReadonlySet<string> = new Set(['!Find', '!FindObject']);
 
 export interface FindCheckOptions {
   /** Leaves out subtrees checked elsewhere (the entries, whose checks the language service keeps). */
-  skip?: (node: BNode) => boolean;
+  skip?: ReadonlySet<BNode>;
   /** The source text, to show values as written in messages; without it they are shown as read. */
   text?: string;
 }
@@ -28,12 +28,12 @@ const primaryKeyAlias = 'pk';
  * Iterative; never throws.
  */
 export function checkFindTags(root: BNode | undefined, index: SchemaIndex, options: FindCheckOptions = {}): Problem[] {
-  const { skip, text } = options;
+  const { skip = NO_NODES, text } = options;
   const problems: Problem[] = [];
   const pending: BNode[] = root ? [root] : [];
   while (pending.length > 0) {
     const node = pending.pop()!;
-    if (skip?.(node)) continue;
+    if (skip.has(node)) continue;
     if (node.kind === 'seq') {
       if (node.tag !== undefined && findTags.has(node.tag) && node.items.length > 0) {
         checkFind(node, index, text, problems);

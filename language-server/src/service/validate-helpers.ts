@@ -3,6 +3,13 @@ import { closest } from './edit-distance.ts';
 import type { Range } from './problem.ts';
 import type { ModelInfo } from './schema-index.ts';
 
+/**
+ * No nodes: the `skip` of a tree walk that skips nothing. A set, not an optional callback: the walks
+ * run for every entry without one and then for the root with one, and a call site first met
+ * there sent the optimised walk back to the interpreter.
+ */
+export const NO_NODES: ReadonlySet<BNode> = new Set();
+
 /** A custom tag (or an alias): the value is only known at apply time, so it fits any schema. */
 export function isDeferred(node: BNode): boolean {
   return node.kind === 'alias' || node.tag?.startsWith('!') === true;
