@@ -3,6 +3,7 @@ import { closest } from './edit-distance.ts';
 import { readFormat, type FormatReading } from './format-string.ts';
 import { problem, syntaxAndTagCodes, withSuggestions, type Problem, type Range } from './problem.ts';
 import { arityAllows, blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
+import { taggedNodes } from './tagged-nodes.ts';
 import { isDeferred, NO_NODES } from './validate-helpers.ts';
 
 export { blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
@@ -14,6 +15,8 @@ const tagNames = blueprintTags.map((tag) => tag.name);
 interface EnumerateFrame {
   inBody: boolean;
 }
+
+const NO_FRAMES: readonly EnumerateFrame[] = [];
 
 const kindWords = { scalar: 'a scalar', seq: 'a sequence', map: 'a mapping', alias: 'an alias' } as const;
 
@@ -29,9 +32,15 @@ const kindWords = { scalar: 'a scalar', seq: 'a sequence', map: 'a mapping', ali
 export function checkTags(root: BNode | undefined, skip: ReadonlySet<BNode> = NO_NODES): Problem[] {
   const problems: Problem[] = [];
   if (!root) return problems;
+  const tagged = taggedNodes(root, skip);
+  // Outside any !Enumerate every node has the same (empty) context: the tagged nodes are enough.
+  if (!tagged.some((node) => node.tag === '!Enumerate')) {
+    for (const node of tagged) checkOneTag(node, NO_FRAMES, problems);
+    return problems;
+  }
   // Two parallel stacks: no pair is allocated per node.
   const nodes: BNode[] = [root];
-  const frames: (readonly EnumerateFrame[])[] = [[]];
+  const frames: (readonly EnumerateFrame[])[] = [NO_FRAMES];
   while (nodes.length > 0) {
     const node = nodes.pop()!;
     const enumerates = frames.pop()!;

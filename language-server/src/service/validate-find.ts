@@ -1,6 +1,7 @@
 import type { BNode, BScalar, BSeq } from './blueprint-node.ts';
 import { problem, schemaCodes, syntaxAndTagCodes, withFix, withSuggestions, type Problem } from './problem.ts';
 import type { ModelInfo, SchemaIndex } from './schema-index.ts';
+import { taggedNodes } from './tagged-nodes.ts';
 import { hint, isDeferred, NO_NODES, suggest } from './validate-helpers.ts';
 
 const codes = syntaxAndTagCodes;
@@ -25,23 +26,14 @@ const primaryKeyAlias = 'pk';
  * entry's (app label exact, model part folded to lowercase), the fields by the part before any
  * Django lookup (`name__iexact`). Both only warn: the schema lists the models blueprints can create
  * and their writable fields, while !Find may search any model by any field.
- * Iterative; never throws.
+ * Never throws.
  */
 export function checkFindTags(root: BNode | undefined, index: SchemaIndex, options: FindCheckOptions = {}): Problem[] {
   const { skip = NO_NODES, text } = options;
   const problems: Problem[] = [];
-  const pending: BNode[] = root ? [root] : [];
-  while (pending.length > 0) {
-    const node = pending.pop()!;
-    if (skip.has(node)) continue;
-    if (node.kind === 'seq') {
-      if (node.tag !== undefined && findTags.has(node.tag) && node.items.length > 0) {
-        checkFind(node, index, text, problems);
-      }
-      for (let i = node.items.length - 1; i >= 0; i--) pending.push(node.items[i]!);
-    } else if (node.kind === 'map') {
-      for (let i = node.entries.length - 1; i >= 0; i--) pending.push(node.entries[i]!.value, node.entries[i]!.key);
-    }
+  if (!root) return problems;
+  for (const node of taggedNodes(root, skip)) {
+    if (node.kind === 'seq' && findTags.has(node.tag!) && node.items.length > 0) checkFind(node, index, text, problems);
   }
   return problems;
 }

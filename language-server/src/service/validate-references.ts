@@ -1,6 +1,7 @@
 import type { BMap, BNode } from './blueprint-node.ts';
 import { keyOfIdRange } from './blueprint-entries.ts';
 import { problem, referenceCodes, withSuggestions, type Problem } from './problem.ts';
+import { taggedNodes } from './tagged-nodes.ts';
 import { lineIndexOf, type LineIndex } from './text-document.ts';
 import { findEntry, hint, isDeferred, suggest } from './validate-helpers.ts';
 
@@ -188,28 +189,12 @@ export function outcomeOf(node: BMap): Outcome {
  * One map for the validation (an entry's info holds its references): each is an insert per entry.
  */
 const entryInfoMemo = new WeakMap<BNode, EntryInfo>();
-const keyOfMemo = new WeakMap<BNode, readonly BNode[]>();
 
 /** Every scalar or collection tagged `!KeyOf` inside a node (also inside other tags), in order. */
 export function keyOfNodes(root: BNode): readonly BNode[] {
-  const remembered = entryInfoMemo.get(root)?.references ?? keyOfMemo.get(root);
-  if (remembered) return remembered;
-  const found = collectKeyOfs(root);
-  keyOfMemo.set(root, found);
-  return found;
+  return entryInfoMemo.get(root)?.references ?? collectKeyOfs(root);
 }
 
-function collectKeyOfs(root: BNode): BNode[] {
-  const found: BNode[] = [];
-  const pending: BNode[] = [root];
-  while (pending.length > 0) {
-    const node = pending.pop()!;
-    if (node.tag === '!KeyOf') found.push(node);
-    if (node.kind === 'seq') for (let i = node.items.length - 1; i >= 0; i--) pending.push(node.items[i]!);
-    else if (node.kind === 'map') {
-      for (let i = node.entries.length - 1; i >= 0; i--) pending.push(node.entries[i]!.value, node.entries[i]!.key);
-    }
-  }
-  // Kept as long as the entry: a copy of its own length (a pushed-to array keeps room for 17).
-  return found.slice();
+function collectKeyOfs(root: BNode): readonly BNode[] {
+  return taggedNodes(root).filter((node) => node.tag === '!KeyOf');
 }
