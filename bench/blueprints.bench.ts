@@ -201,11 +201,30 @@ async function run(tmp: string) {
     revalidation: theirRevalidation ? round(theirRevalidation / ours.revalidationMs.median) : undefined,
   };
   const targets = {
-    schemaLoad: { target: '<= 200 ms', value: ours.schemaLoadMs.first, met: ours.schemaLoadMs.first <= 200 },
-    validation: { target: '<= 300 ms', value: ours.validationMs.first, met: ours.validationMs.first <= 300 },
-    revalidation: { target: '<= 50 ms', value: ours.revalidationMs.median, met: ours.revalidationMs.median <= 50 },
+    schemaLoad: {
+      target: 'schema load <= 200 ms (cold)',
+      value: ours.schemaLoadMs.first,
+      met: ours.schemaLoadMs.first <= 200,
+    },
+    validation: {
+      target: 'validation of the file <= 300 ms (cold, in-process)',
+      value: ours.validationMs.first,
+      met: ours.validationMs.first <= 300,
+      why: 'one sample, in a process that has just run the generator (its heap, its compile queue); see the fresh-process row and bench/README.md',
+    },
+    // The same target for the server as it starts with the file open: five cold runs, not one.
+    freshValidation: {
+      target: `validation of the file <= 300 ms (cold, fresh process, bundled as shipped; median of ${FRESH_RUNS})`,
+      value: FRESH_RUNS > 0 ? ours.freshProcessValidationMs.bundled.median : undefined,
+      met: FRESH_RUNS > 0 && ours.freshProcessValidationMs.bundled.median <= 300,
+    },
+    revalidation: {
+      target: 're-validation after an edit <= 50 ms (median)',
+      value: ours.revalidationMs.median,
+      met: ours.revalidationMs.median <= 50,
+    },
     fasterThanYamlLs: {
-      target: '>= 5x (cold validation)',
+      target: '>= 5x faster than yaml-language-server (cold validation)',
       value: speedup.validation,
       met: speedup.validation !== undefined && speedup.validation >= 5,
     },
@@ -257,7 +276,10 @@ async function run(tmp: string) {
   const targetRows = [
     '| target | value | met |',
     '|---|---:|---|',
-    ...Object.values(targets).map((t) => `| ${t.target} | ${t.value ?? 'n/a'} | ${t.met ? 'met' : 'missed'} |`),
+    ...Object.values(targets).map((t: { target: string; value?: number; met: boolean; why?: string }) => {
+      const verdict = t.met ? 'met' : t.why ? `missed: ${t.why}` : 'missed';
+      return `| ${t.target} | ${t.value ?? 'n/a'} | ${verdict} |`;
+    }),
   ];
   console.log(
     `Node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'unknown'}; ${ENTRIES} entries, ${generated.lines} lines, ${mb(generated.text.length)} MB\n`,
