@@ -132,7 +132,7 @@ export function createAccessGate(
     const params: unknown[] = [];
     const addressKey = `address:${request.address}`;
     let address = perAddress > 0 ? ledger.take(addressKey, now) : undefined;
-    const addressBatch = perAddress > 0 && !address ? ledger.batchSize(addressKey, perAddress, now) : 0;
+    const addressBatch = perAddress > 0 && !address ? ledger.reserve(addressKey, perAddress, now) : 0;
     if (addressBatch) {
       ctes.push(`address as (${counterUpsert('values (?, ?::int, ?::bigint)')})`);
       params.push(addressKey, addressBatch, now + windowMs, windowMs, windowMs);
@@ -152,19 +152,26 @@ export function createAccessGate(
         params.push(now + windowMs, windowMs, windowMs);
       }
     } else if (credential && perCredential > 0 && !counted) {
-      credentialBatch = ledger.batchSize(credential.counter_key, perCredential, now);
+      credentialBatch = ledger.reserve(credential.counter_key, perCredential, now);
       ctes.push(`credential_count as (${counterUpsert('values (?, ?::int, ?::bigint)')})`);
       params.push(credential.counter_key, credentialBatch, now + windowMs, windowMs, windowMs);
     }
     if (ctes.length) {
       const pick = (name: string) =>
         ctes.some((cte) => cte.startsWith(`${name} `)) ? `(select row_to_json(${name}) from ${name})` : 'null';
-      const [row] = (await sql<GateRow>(
-        em,
-        `with ${ctes.join(', ')}
-        select ${pick('address')} as address, ${pick('credential')} as credential, ${pick('credential_count')} as credential_count`,
-        params,
-      )) as [GateRow];
+      let row: GateRow;
+      try {
+        [row] = (await sql<GateRow>(
+          em,
+          `with ${ctes.join(', ')}
+          select ${pick('address')} as address, ${pick('credential')} as credential, ${pick('credential_count')} as credential_count`,
+          params,
+        )) as [GateRow];
+      } catch (error) {
+        if (addressBatch) ledger.abandon(addressKey, addressBatch);
+        if (credential && credentialBatch) ledger.abandon(credential.counter_key, credentialBatch);
+        throw error;
+      }
       const shared = (counter: Counter) => ({ points: counter.points, expire: Number(counter.expire) });
       if (row.address) address = ledger.record(addressKey, addressBatch, shared(row.address), perAddress, now);
       if (row.credential) {
