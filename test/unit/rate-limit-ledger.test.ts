@@ -109,7 +109,20 @@ describe('RateLimitLedger', () => {
     expect(ledger.reserve('k', 10_000, 0)).toBe(1);
     ledger.record('k', 1, { points: 1, expire: 1_000 }, 10_000, 0);
     expect(ledger.reserve('k', 10_000, 0)).toBe(100);
-    expect(ledger.reserve('k', 20, 0)).toBe(1);
+    // Near the limit (a ledger with nothing on its way, so only the limit decides).
+    const near = new RateLimitLedger();
+    near.record('k', 1, { points: 1, expire: 1_000 }, 20, 0);
+    expect(near.reserve('k', 20, 0)).toBe(1);
+  });
+
+  it('counts a batch on its way until it is recorded or abandoned', () => {
+    const ledger = new RateLimitLedger();
+    ledger.record('k', 1, { points: 1, expire: 1_000 }, 1_601, 0);
+    // 1,600 left: a process may hold 1,600 / 16 = 100 points, the request's own included.
+    expect(ledger.reserve('k', 1_601, 0)).toBe(100);
+    expect(ledger.reserve('k', 1_601, 0)).toBe(1);
+    ledger.abandon('k', 100);
+    expect(ledger.reserve('k', 1_601, 0)).toBe(100);
   });
 
   it('counts one by one within one process, as the headers show', () => {
