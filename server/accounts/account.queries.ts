@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pagedRows, sql, type ListingQuery } from '../db/sql.ts';
-import { NotFound } from '../http/errors.ts';
+import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { AccountStatus, AccountType } from './account.entity.ts';
 import type { AccountRow } from './account.view.ts';

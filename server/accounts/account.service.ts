@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { flushUniqueName } from '../db/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
-import { ValidationFailed } from '../http/errors.ts';
+import { ValidationFailed } from '../core/errors.ts';
 import { isKnownCurrency, toDecimal } from '../money/money.ts';
 import { Account, type AccountType } from './account.entity.ts';
 
@@ -16,9 +16,9 @@ export interface NewAccount {
 /** Opens an account; the currency defaults to the family's, the opening balance to 0. */
 export async function createAccount(em: EntityManager, familyId: string, input: NewAccount): Promise<string> {
   const name = input.name.trim();
-  if (!name) throw ValidationFailed.at('/body/account/name', 'name must not be blank');
+  if (!name) throw ValidationFailed.at('/account/name', 'name must not be blank');
   if (input.currency && !isKnownCurrency(input.currency)) {
-    throw ValidationFailed.at('/body/account/currency', `currency "${input.currency}" is not a known ISO 4217 code`);
+    throw ValidationFailed.at('/account/currency', `currency "${input.currency}" is not a known ISO 4217 code`);
   }
   const family = await em.findOneOrFail(Family, familyId);
   const account = em.create(Account, {
@@ -30,6 +30,6 @@ export async function createAccount(em: EntityManager, familyId: string, input: 
     balance: toDecimal(input.balance ?? 0),
     openingBalance: toDecimal(input.balance ?? 0),
   });
-  await flushUniqueName(em, '/body/account/name');
+  await flushUniqueName(em, '/account/name');
   return account.id;
 }

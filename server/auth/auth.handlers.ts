@@ -1,6 +1,6 @@
 import { sql } from '../db/sql.ts';
 import { writeUnit } from '../db/write-unit.ts';
-import { BadRequest, Forbidden, Unauthorized } from '../http/errors.ts';
+import { BadRequest, Forbidden, Unauthorized } from '../core/errors.ts';
 import type { Handlers } from '../http/contract.ts';
 import { readDevice, refreshTokens, signInDevice } from './access-tokens.ts';
 import type { AuthDependencies } from './auth-dependencies.ts';
@@ -33,7 +33,7 @@ export function authHandlers(
       const device = readDevice(body.device);
       if (!device) {
         const message = 'Device information is required';
-        throw new BadRequest(message, [{ message, path: '/body/device' }]);
+        throw new BadRequest(message, [{ message, path: '/device' }]);
       }
       const user = await signInWithPassword(
         em,
@@ -46,14 +46,14 @@ export function authHandlers(
     },
 
     async refreshToken({ em, body }) {
-      const token = requiredText(body.refresh_token, '/body/refresh_token', 'Refresh token is required');
+      const token = requiredText(body.refresh_token, '/refresh_token', 'Refresh token is required');
       const tokens = await refreshTokens(em, token.trim(), clock());
       if (!tokens) throw new Unauthorized('Invalid refresh token');
       return { status: 200, body: tokens };
     },
 
     async exchangeSsoCode({ em, body }) {
-      const code = requiredText(body.code, '/body/code', 'Code is required').trim();
+      const code = requiredText(body.code, '/code', 'Code is required').trim();
       const signedIn = await writeUnit(em, async (tx) => {
         const now = clock();
         const used = await consumeCode(tx, 'exchange', code, now);
@@ -69,7 +69,7 @@ export function authHandlers(
     },
 
     async linkSsoAccount({ em, body, address }) {
-      const code = requiredText(body.linking_code, '/body/linking_code', 'Linking code is required').trim();
+      const code = requiredText(body.linking_code, '/linking_code', 'Linking code is required').trim();
       if (!(await peekCode(em, 'linking', code, clock()))) throw new Unauthorized(LINKING_CODE_INVALID);
       if (!body.email || !body.password) throw new Unauthorized(INVALID_CREDENTIALS);
       // Every check that leaves the code usable comes first (seed rules 1, 2).
@@ -91,7 +91,7 @@ export function authHandlers(
     },
 
     async createSsoAccount({ em, body }) {
-      const code = requiredText(body.linking_code, '/body/linking_code', 'Linking code is required').trim();
+      const code = requiredText(body.linking_code, '/linking_code', 'Linking code is required').trim();
       const pending = await peekCode(em, 'linking', code, clock());
       if (!pending) throw new Unauthorized(LINKING_CODE_INVALID);
       if (!pending.allow_account_creation) {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import { sql } from '../db/sql.ts';
 import { counterUpsert } from '../http/access-gate.ts';
-import { RateLimited } from '../http/errors.ts';
+import { RateLimited } from '../core/errors.ts';
 
 export type LoginThrottleConfig = Pick<
   Config,

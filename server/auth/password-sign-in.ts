@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../db/sql.ts';
-import { Unauthorized } from '../http/errors.ts';
+import { Unauthorized } from '../core/errors.ts';
 import { hashPassword, verifyPassword } from '../users/password.ts';
 import type { Clock } from '../clock.ts';
 import { beginSignInAttempt, type LoginThrottleConfig } from './login-throttle.ts';

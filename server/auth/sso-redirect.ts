@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { AppError } from '../http/errors.ts';
+import { BadRequest, DomainError } from '../core/errors.ts';
 
 /** A failure of the browser steps, named by the code the app receives as `error`. */
-export class SsoFailure extends AppError {
+export class SsoFailure extends BadRequest {
   constructor(code: string, message: string) {
-    super(400, code, message);
+    super(message, undefined, code);
   }
 }
 
@@ -26,11 +26,11 @@ export function ssoErrorRedirect(appUrl: string): (error: unknown, log: Logger) 
     let message = 'Single sign-on failed; please try again';
     if (error instanceof SsoFailure) {
       ({ code, message } = error);
-    } else if (error instanceof AppError && error.status === 404) {
+    } else if (error instanceof DomainError && error.kind === 'not_found') {
       // The provider is the only thing in these paths; one too long for the contract is not configured either.
       code = 'invalid_provider';
       message = 'No such identity provider is configured';
-    } else if (error instanceof AppError) {
+    } else if (error instanceof DomainError) {
       code = 'invalid_request';
       message = error.message;
     } else {

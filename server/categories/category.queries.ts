@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTimestamp } from '../db/timestamp.ts';
 import { pagedRows, sql } from '../db/sql.ts';
-import { NotFound } from '../http/errors.ts';
+import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 
 export interface CategoryRow {

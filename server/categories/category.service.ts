@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { flushUniqueName } from '../db/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
-import { ValidationFailed } from '../http/errors.ts';
+import { ValidationFailed } from '../core/errors.ts';
 import { Category } from './category.entity.ts';
 
 export interface NewCategory {
@@ -14,12 +14,11 @@ export interface NewCategory {
 /** Adds a category; the name is unique in the family, ignoring case; a parent must be the family's. */
 export async function createCategory(em: EntityManager, familyId: string, input: NewCategory): Promise<string> {
   const name = input.name.trim();
-  if (!name) throw ValidationFailed.at('/body/category/name', 'name must not be blank');
+  if (!name) throw ValidationFailed.at('/category/name', 'name must not be blank');
   let parent: Category | null = null;
   if (input.parent_id) {
     parent = await em.findOne(Category, { id: input.parent_id, family: familyId });
-    if (!parent)
-      throw ValidationFailed.at('/body/category/parent_id', 'parent_id does not match a category of this family');
+    if (!parent) throw ValidationFailed.at('/category/parent_id', 'parent_id does not match a category of this family');
   }
   const category = em.create(Category, {
     family: em.getReference(Family, familyId),
@@ -28,6 +27,6 @@ export async function createCategory(em: EntityManager, familyId: string, input:
     icon: input.icon ?? null,
     parent,
   });
-  await flushUniqueName(em, '/body/category/name');
+  await flushUniqueName(em, '/category/name');
   return category.id;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../db/sql.ts';
 import { writeUnit } from '../db/write-unit.ts';
-import { NotFound, ValidationFailed } from '../http/errors.ts';
+import { NotFound, ValidationFailed } from '../core/errors.ts';
 import { MESSAGE_JSON, type MessageJson } from './chat.queries.ts';
 import { countMessage, type MessageLimit } from './message-limit.ts';
 
@@ -126,7 +126,7 @@ export function postMessage(
     const chat = await lockChat(tx, userId, chatId);
     if (chat.message_count + 2 > MESSAGES_PER_CHAT) {
       throw ValidationFailed.at(
-        '/body/content',
+        '/content',
         `This chat is full (${MESSAGES_PER_CHAT} messages); start a new chat to go on`,
       );
     }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../db/sql.ts';
 import { counterUpsert } from '../http/access-gate.ts';
-import { RateLimited } from '../http/errors.ts';
+import { RateLimited } from '../core/errors.ts';
 
 /** How many chat messages (and retries) a user may send per hour; 0 = no limit. */
 export interface MessageLimit {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { NotFound } from '../http/errors.ts';
+import { NotFound } from '../core/errors.ts';
 import { accountSyncCall } from '../jobs/job-queue.ts';
 import { sql } from './sql.ts';
 

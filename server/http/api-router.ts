@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import { createOpenApiAjv } from './ajv.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
-import { Forbidden, NotFound, ValidationFailed } from './errors.ts';
+import { BadRequest, Forbidden, NotFound } from '../core/errors.ts';
+import { HttpError, RequestInvalid } from './errors.ts';
 import { jsonBody } from './json-body.ts';
 import { nulCharacterProblems } from './nul-characters.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
@@ -75,7 +76,9 @@ function redirectErrors(presenter: (error: unknown, log: Logger) => string) {
       await next();
     } catch (error) {
       ctx.status = 302;
-      ctx.redirect(presenter(error, ctx.state.log));
+      // The feature knows domain errors only: a request the contract refused is a bad request to it.
+      const refused = error instanceof HttpError ? new BadRequest(error.message) : error;
+      ctx.redirect(presenter(refused, ctx.state.log));
     }
   };
 }
@@ -168,7 +171,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
           ...nulCharacterProblems(query, '/query'),
           ...nulCharacterProblems(ctx.request.body, '/body'),
         ];
-        if (problems.length) throw new ValidationFailed(problems);
+        if (problems.length) throw new RequestInvalid(problems);
         const input: HandlerInput<OperationId> = {
           params: (result.coerced?.params ?? {}) as never,
           query: (result.coerced?.query ?? {}) as never,

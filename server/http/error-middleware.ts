@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { AppError } from './errors.ts';
+import { DomainError } from '../core/errors.ts';
+import { errorResponse, HttpError } from './errors.ts';
 
 function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -7,8 +8,8 @@ function isDataException(error: unknown): boolean {
 }
 
 /**
- * First in the chain: every failure leaves as the documented error body. AppErrors carry their
- * own status; anything else is a 500 whose details are logged with the request id, never sent.
+ * First in the chain: every failure leaves as the documented error body. Domain errors get the
+ * status of their kind and HTTP errors keep their own; anything else is a 500 whose details are logged with the request id, never sent.
  */
 export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
@@ -23,10 +24,11 @@ export function errorMiddleware(): Middleware {
         ctx.body = { error: code, message, errors: [{ message }] };
       }
     } catch (error) {
-      if (error instanceof AppError) {
-        ctx.status = error.status;
-        ctx.set(error.headers);
-        ctx.body = error.toJSON();
+      if (error instanceof DomainError || error instanceof HttpError) {
+        const { status, headers, body } = errorResponse(error);
+        ctx.status = status;
+        ctx.set(headers);
+        ctx.body = body;
         return;
       }
       if (isDataException(error)) {

@@ -1,5 +1,15 @@
-/** One problem in a request: what is wrong and, when known, where (a JSON pointer). */
-export interface ErrorDetail {
+import {
+  DomainError,
+  MAX_ERROR_ENTRIES,
+  RateLimited,
+  Unauthorized,
+  summary,
+  type ErrorDetail,
+  type ErrorKind,
+} from '../core/errors.ts';
+
+/** One entry of `errors` in a response: `path` is a JSON pointer into the whole request. */
+export interface ResponseErrorDetail {
   message: string;
   path?: string;
 }
@@ -8,96 +18,52 @@ export interface ErrorDetail {
 export interface ErrorBody {
   error: string;
   message: string;
-  errors: ErrorDetail[];
+  errors: ResponseErrorDetail[];
   [extra: string]: unknown;
 }
 
-/**
- * At most this many entries go into `errors` (the contract's `maxItems`); when more problems were
- * found, `errors_count` carries their number. A body of 100,000 bad items stays a few KB.
- */
-export const MAX_ERROR_ENTRIES = 100;
+/** The one status of each kind of domain error. */
+const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  invalid: 422,
+  rate_limited: 429,
+};
 
-/** An error the client caused or must know about; turned into the documented body by the error middleware. */
-export class AppError extends Error {
+/**
+ * A refusal only the HTTP layer makes (an unreadable or oversized body, a request the contract
+ * rejects): it has its own status, and its pointers already name the part of the request.
+ */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details: ErrorDetail[] = [{ message }],
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    readonly details: ResponseErrorDetail[] = [{ message }],
   ) {
     super(message);
     this.name = new.target.name;
   }
-
-  toJSON(): ErrorBody {
-    const body: ErrorBody = { error: this.code, message: this.message, errors: this.details, ...this.extra };
-    if (this.details.length > MAX_ERROR_ENTRIES) {
-      body.errors = this.details.slice(0, MAX_ERROR_ENTRIES);
-      body.errors_count = this.details.length;
-    }
-    return body;
-  }
 }
 
-export class BadRequest extends AppError {
-  constructor(message: string, details?: ErrorDetail[]) {
-    super(400, 'bad_request', message, details);
-  }
-}
-
-export class Unauthorized extends AppError {
-  static readonly CREDENTIALS = 'Access token or API key is invalid, expired, or missing';
-  constructor(message: string = Unauthorized.CREDENTIALS, extra: Record<string, unknown> = {}) {
-    super(401, 'unauthorized', message, [{ message }], extra, { 'WWW-Authenticate': 'Bearer, ApiKey' });
-  }
-}
-
-export class Forbidden extends AppError {
-  constructor(code: 'insufficient_scope' | 'feature_disabled' | 'forbidden', message: string) {
-    super(403, code, message);
-  }
-
-  static scope(required: string): Forbidden {
-    return new Forbidden('insufficient_scope', `This action requires the '${required}' scope`);
-  }
-}
-
-export class NotFound extends AppError {
+export class MalformedBody extends HttpError {
   constructor(message: string) {
-    super(404, 'not_found', message);
-  }
-
-  /** The one message for a record that is absent or belongs to another family. */
-  static entity(name: string): NotFound {
-    return new NotFound(`${name} not found`);
+    super(400, 'bad_request', message);
   }
 }
 
-export class PayloadTooLarge extends AppError {
+export class PayloadTooLarge extends HttpError {
   constructor(limit: number) {
     super(413, 'payload_too_large', `Request body is larger than the limit of ${limit} bytes`);
   }
 }
 
-/** The problems joined into one sentence: those listed in the body, then how many more there are. */
-function summary(details: ErrorDetail[]): string {
-  const listed = details.slice(0, MAX_ERROR_ENTRIES).map((detail) => detail.message);
-  const more = details.length - listed.length;
-  return listed.join('; ') + (more > 0 ? `; and ${more} more problems` : '');
-}
-
-export class ValidationFailed extends AppError {
-  /** `message` defaults to the problems joined into one sentence. */
-  constructor(details: ErrorDetail[], message = summary(details)) {
-    super(422, 'validation_failed', message || 'Validation failed', details);
-  }
-
-  /** A single problem at one place in the request. */
-  static at(path: string, message: string): ValidationFailed {
-    return new ValidationFailed([{ path, message }]);
+/** The request breaks the contract; `details` carry whole-request pointers (`/query/per_page`). */
+export class RequestInvalid extends HttpError {
+  constructor(details: ResponseErrorDetail[]) {
+    super(422, 'validation_failed', summary(details) || 'Validation failed', details);
   }
 }
 
@@ -110,20 +76,32 @@ export function rateLimitHeaders(limit: number, remaining: number, resetInSecond
   };
 }
 
-export class RateLimited extends AppError {
-  /** `what` names the limit when it is not the request rate limit. */
-  constructor(limit: number, current: number, resetInSeconds: number, what = 'Rate limit exceeded') {
-    const message = `${what}. Try again in ${resetInSeconds} seconds.`;
-    super(
-      429,
-      'rate_limit_exceeded',
-      message,
-      [{ message }],
-      { details: { limit, current, reset_in_seconds: resetInSeconds } },
-      {
-        ...rateLimitHeaders(limit, 0, resetInSeconds),
-        'Retry-After': String(resetInSeconds),
-      },
-    );
+/** A domain pointer (relative to a part of the request, the body by default) as a whole-request pointer. */
+function responseDetail({ message, path, in: part = 'body' }: ErrorDetail): ResponseErrorDetail {
+  return path === undefined ? { message } : { message, path: `/${part}${path}` };
+}
+
+/** What a refusal becomes on the wire: its status, extra headers and the documented body. */
+export function errorResponse(error: DomainError | HttpError): {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorBody;
+} {
+  const isDomain = error instanceof DomainError;
+  const details = isDomain ? error.details.map(responseDetail) : error.details;
+  const body: ErrorBody = { error: error.code, message: error.message, errors: details, ...(isDomain && error.extra) };
+  if (details.length > MAX_ERROR_ENTRIES) {
+    body.errors = details.slice(0, MAX_ERROR_ENTRIES);
+    body.errors_count = details.length;
   }
+  let headers: Record<string, string> = {};
+  if (error instanceof RateLimited) {
+    headers = {
+      ...rateLimitHeaders(error.limit, 0, error.resetInSeconds),
+      'Retry-After': String(error.resetInSeconds),
+    };
+  } else if (error instanceof Unauthorized) {
+    headers = { 'WWW-Authenticate': 'Bearer, ApiKey' };
+  }
+  return { status: isDomain ? STATUS[error.kind] : error.status, headers, body };
 }

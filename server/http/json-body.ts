@@ -1,6 +1,6 @@
 import { koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
-import { BadRequest, PayloadTooLarge, ValidationFailed } from './errors.ts';
+import { MalformedBody, PayloadTooLarge, RequestInvalid } from './errors.ts';
 import { jsonShapeProblem } from './json-shape.ts';
 
 /**
@@ -20,13 +20,13 @@ export function jsonBody(limit: number): Middleware {
     onError(error) {
       const status = (error as { status?: number }).status;
       if (status === 413) throw new PayloadTooLarge(limit);
-      throw new BadRequest(`Request body is not valid JSON: ${error.message}`);
+      throw new MalformedBody(`Request body is not valid JSON: ${error.message}`);
     },
   });
   return (ctx, next) =>
     parse(ctx, () => {
       const problem = jsonShapeProblem(ctx.request.body);
-      if (problem) throw new ValidationFailed([problem]);
+      if (problem) throw new RequestInvalid([problem]);
       return next();
     });
 }

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from './errors.ts';
+import type { ResponseErrorDetail } from './errors.ts';
 
 /** Deepest nesting of objects and arrays a request body may have (the contract needs 3). */
 export const MAX_JSON_DEPTH = 64;
@@ -30,7 +30,7 @@ function pointerOf(frame: Frame, root: string): string {
  * its own stack instead of recursing, so a body nested 100,000 levels deep (JSON.parse copes with
  * that) is refused here rather than overflowing the call stack of a later, recursive check.
  */
-export function jsonShapeProblem(body: unknown, root = '/body'): ErrorDetail | undefined {
+export function jsonShapeProblem(body: unknown, root = '/body'): ResponseErrorDetail | undefined {
   if (body === null || typeof body !== 'object') return undefined;
   const stack: Frame[] = [{ value: body, depth: 1, key: '', parent: undefined }];
   while (stack.length) {

@@ -1,10 +1,14 @@
-import type { ErrorDetail } from './errors.ts';
+import type { ResponseErrorDetail } from './errors.ts';
 
 /**
  * PostgreSQL text cannot hold U+0000, so a string carrying one is refused up front as a
  * validation problem (with its pointer) instead of failing in the database.
  */
-export function nulCharacterProblems(value: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
+export function nulCharacterProblems(
+  value: unknown,
+  pointer: string,
+  found: ResponseErrorDetail[] = [],
+): ResponseErrorDetail[] {
   if (typeof value === 'string') {
     if (value.includes('\u0000'))
       found.push({ path: pointer, message: `${pointer.split('/').at(-1)} must not contain NUL characters` });

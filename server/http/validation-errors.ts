@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { ErrorDetail } from './errors.ts';
+import type { ResponseErrorDetail } from './errors.ts';
 
 /** openapi-backend validates `{path, query, header, requestBody}`; the client knows them as these. */
 function clientPointer(instancePath: string): string {
@@ -34,7 +34,7 @@ function enumMessage(field: string, allowed: unknown[]): string {
   return `${field} must be one of the ${allowed.length} values listed in the contract (${examples}, ...)`;
 }
 
-function describe(error: ErrorObject): ErrorDetail | undefined {
+function describe(error: ErrorObject): ResponseErrorDetail | undefined {
   const pointer = clientPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -126,9 +126,9 @@ function contractMessage(error: ErrorObject): string | undefined {
 }
 
 /** Turns Ajv results into one entry per problem, each with a JSON pointer into the request. */
-export function validationDetails(errors: ErrorObject[]): ErrorDetail[] {
+export function validationDetails(errors: ErrorObject[]): ResponseErrorDetail[] {
   const seen = new Set<string>();
-  const details: ErrorDetail[] = [];
+  const details: ResponseErrorDetail[] = [];
   for (const error of mergeRequiredAlternatives(errors)) {
     const described = describe(error);
     if (!described) continue;

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CSV_CONTENT_LIMIT } from '../config.ts';
 import { sql } from '../db/sql.ts';
 import { writeUnit } from '../db/write-unit.ts';
-import { AppError, NotFound, ValidationFailed } from '../http/errors.ts';
+import { NotFound, ValidationFailed } from '../core/errors.ts';
 import {
   changedConfiguration,
   configurationOf,
@@ -26,9 +26,11 @@ export interface NewImport extends ConfigurationInput {
 function checkContentSize(text: string): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > CSV_CONTENT_LIMIT) {
-    throw new AppError(422, 'content_too_large', `File content exceeds the maximum size of 10 MB`, [
-      { message: `must be at most ${CSV_CONTENT_LIMIT} bytes (it has ${bytes})`, path: '/body/raw_file_content' },
-    ]);
+    throw new ValidationFailed(
+      [{ message: `must be at most ${CSV_CONTENT_LIMIT} bytes (it has ${bytes})`, path: '/raw_file_content' }],
+      'File content exceeds the maximum size of 10 MB',
+      'content_too_large',
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { ACCOUNT_TYPES } from '../accounts/account.entity.ts';
-import { ValidationFailed } from '../http/errors.ts';
+import { ValidationFailed } from '../core/errors.ts';
 import { BOUNDS, SCALE } from '../money/bounds.ts';
 import { decimalInput } from '../money/decimal-input.ts';
 import { isKnownCurrency, negate } from '../money/money.ts';

@@ -1,7 +1,7 @@
 import { flushUniqueName } from '../db/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
 import type { Handlers } from '../http/contract.ts';
-import { ValidationFailed } from '../http/errors.ts';
+import { ValidationFailed } from '../core/errors.ts';
 import { pageRequest, paginationMeta } from '../http/pagination.ts';
 import { Merchant } from './merchant.entity.ts';
 import { findMerchant, merchantView, searchMerchants } from './merchant.queries.ts';
@@ -17,9 +17,9 @@ export const merchantsHandlers: Handlers<'listMerchants' | 'getMerchant' | 'crea
   },
   async createMerchant({ em, principal, body }) {
     const name = body.merchant.name.trim();
-    if (!name) throw ValidationFailed.at('/body/merchant/name', 'name must not be blank');
+    if (!name) throw ValidationFailed.at('/merchant/name', 'name must not be blank');
     const merchant = em.create(Merchant, { family: em.getReference(Family, principal.familyId), name });
-    await flushUniqueName(em, '/body/merchant/name');
+    await flushUniqueName(em, '/merchant/name');
     return { status: 201, body: { data: merchantView(await findMerchant(em, principal.familyId, merchant.id)) } };
   },
 };

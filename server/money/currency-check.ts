@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../http/errors.ts';
+import type { ErrorDetail } from '../core/errors.ts';
 import { isKnownCurrency } from './money.ts';
 
 /** The one currency check of every write: a known ISO 4217 code, else a problem at `path`. */

@@ -1,5 +1,5 @@
 /** Request input read as exact decimals within the bounds of their columns, or a 422 at the field. */
-import { ValidationFailed } from '../http/errors.ts';
+import { ValidationFailed } from '../core/errors.ts';
 import { BOUNDS, SCALE } from './bounds.ts';
 import { decimalText, exactDecimal, magnitudeAbove } from './exact-decimal.ts';
 

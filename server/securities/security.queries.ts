@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { containsPattern, pagedRows, sql } from '../db/sql.ts';
-import { NotFound } from '../http/errors.ts';
+import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 
 export interface SecurityRow {

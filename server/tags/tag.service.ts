@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { flushUniqueName } from '../db/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
-import { NotFound, ValidationFailed } from '../http/errors.ts';
+import { NotFound, ValidationFailed } from '../core/errors.ts';
 import { Tag } from './tag.entity.ts';
 
 export interface TagChanges {
@@ -11,7 +11,7 @@ export interface TagChanges {
 
 function cleanName(name: string): string {
   const trimmed = name.trim();
-  if (!trimmed) throw ValidationFailed.at('/body/tag/name', 'name must not be blank');
+  if (!trimmed) throw ValidationFailed.at('/tag/name', 'name must not be blank');
   return trimmed;
 }
 
@@ -25,7 +25,7 @@ export async function createTag(
     name: cleanName(input.name),
     ...(input.color ? { color: input.color } : {}),
   });
-  await flushUniqueName(em, '/body/tag/name');
+  await flushUniqueName(em, '/tag/name');
   return tag.id;
 }
 
@@ -34,7 +34,7 @@ export async function updateTag(em: EntityManager, familyId: string, id: string,
   if (!tag) throw NotFound.entity('Tag');
   if (changes.name !== undefined) tag.name = cleanName(changes.name);
   if (changes.color !== undefined) tag.color = changes.color;
-  await flushUniqueName(em, '/body/tag/name');
+  await flushUniqueName(em, '/tag/name');
 }
 
 /** Deletes a tag; its taggings go with it (foreign key cascade). */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '../db/orm.ts';
 import { dateRange, pagedRows, sql } from '../db/sql.ts';
-import { NotFound } from '../http/errors.ts';
+import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { TradeRow } from './trade.view.ts';
 

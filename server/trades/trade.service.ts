@@ -2,7 +2,7 @@ import { Entry } from '../entries/entry.entity.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
 import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
-import { ValidationFailed } from '../http/errors.ts';
+import { ValidationFailed, type ErrorDetail } from '../core/errors.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
 import { accountPositions, END_OF_TIME } from '../holdings/account-positions.ts';
 import { BOUNDS, SCALE } from '../money/bounds.ts';
@@ -43,7 +43,7 @@ export interface TradeChange {
 const INVALID = 'qty and price must be valid numbers';
 const NOT_POSITIVE = 'qty and price must be present and positive';
 const DEFAULT_LABELS: Record<TradeDirection, string> = { buy: 'Buy', sell: 'Sell' };
-const BODY = '/body/trade';
+const BODY = '/trade';
 
 /**
  * A quantity or price as an exact positive decimal string (seed rule 7): text that is not a number
@@ -98,19 +98,25 @@ async function amounts(em: EntityManager, direction: TradeDirection, qty: string
  * within the bounds the holdings columns store. Runs inside the write's transaction, after the
  * account lock, so a refused change rolls back with it.
  */
-async function checkPositions(em: EntityManager, accountId: string, securityId: string, path: string): Promise<void> {
+async function checkPositions(
+  em: EntityManager,
+  accountId: string,
+  securityId: string,
+  where: Omit<ErrorDetail, 'message'>,
+): Promise<void> {
+  const refuse = (message: string) => new ValidationFailed([{ ...where, message }]);
   await em.flush();
   const rows = await accountPositions((statement) => sql(em, statement.text, statement.params), accountId, {
     securityId,
     today: END_OF_TIME,
   });
   for (const row of rows) {
-    if (row.qty.startsWith('-')) throw ValidationFailed.at(path, 'Cannot sell more shares than held');
+    if (row.qty.startsWith('-')) throw refuse('Cannot sell more shares than held');
     if (exceeds(row.qty, BOUNDS.heldQty)) {
-      throw ValidationFailed.at(path, `The shares held would exceed ${BOUNDS.heldQty} on ${row.date}`);
+      throw refuse(`The shares held would exceed ${BOUNDS.heldQty} on ${row.date}`);
     }
     if (exceeds(row.amount, BOUNDS.amount)) {
-      throw ValidationFailed.at(path, `The position would be worth more than ${BOUNDS.amount} on ${row.date}`);
+      throw refuse(`The position would be worth more than ${BOUNDS.amount} on ${row.date}`);
     }
   }
 }
@@ -125,7 +131,7 @@ async function tradeAccount(em: EntityManager, familyId: string, id: string) {
   );
   const supports =
     account.account_type === 'investment' || (account.account_type === 'crypto' && account.subtype === 'exchange');
-  if (!supports) throw ValidationFailed.at('/body/trade/account_id', 'Account does not support trades');
+  if (!supports) throw ValidationFailed.at('/trade/account_id', 'Account does not support trades');
   return account;
 }
 
@@ -141,11 +147,11 @@ async function securityFor(
       'select id, ticker from securities where id = ? and (family_id is null or family_id = ?)',
       [input.security_id, familyId],
     );
-    if (!found) throw ValidationFailed.at('/body/trade/security_id', 'Security not found');
+    if (!found) throw ValidationFailed.at('/trade/security_id', 'Security not found');
     return found;
   }
   const ticker = input.ticker?.trim().toUpperCase();
-  if (!ticker) throw ValidationFailed.at('/body/trade', 'security_id or ticker is required');
+  if (!ticker) throw ValidationFailed.at('/trade', 'security_id or ticker is required');
   const visible = () =>
     sql<{ id: string; ticker: string }>(
       em,
@@ -195,7 +201,7 @@ export async function createTrade(em: EntityManager, familyId: string, input: Ne
       name: generatedName(input.type, qty, security.ticker),
       notes: input.notes ?? null,
     });
-    await checkPositions(tx, account.id, security.id, `${BODY}/qty`);
+    await checkPositions(tx, account.id, security.id, { path: `${BODY}/qty` });
     await queueAccountSync(tx, account.id);
     return entry.id;
   });
@@ -240,7 +246,7 @@ export async function updateTrade(em: EntityManager, familyId: string, id: strin
     if (change.notes !== undefined) entry.notes = change.notes;
     if (change.currency !== undefined) entry.currency = detail.currency = change.currency;
     detail.updatedAt = entry.updatedAt = new Date();
-    if (row.security_id) await checkPositions(tx, entry.account.id, row.security_id, BODY);
+    if (row.security_id) await checkPositions(tx, entry.account.id, row.security_id, { path: BODY });
     await queueAccountSync(tx, entry.account.id);
   });
 }
@@ -254,7 +260,7 @@ export async function deleteTrade(em: EntityManager, familyId: string, id: strin
     const securityId = detail.security.id;
     await tx.nativeDelete(Entry, { id: entry.id });
     await tx.nativeDelete(Trade, { id: entry.entryableId });
-    await checkPositions(tx, accountId, securityId, '/path/id');
+    await checkPositions(tx, accountId, securityId, { in: 'path', path: '/id' });
     await queueAccountSync(tx, accountId);
   });
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { containsPattern, dateRange, pagedRows, sql, type ListingQuery, type Statement } from '../db/sql.ts';
-import { NotFound } from '../http/errors.ts';
+import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../http/pagination.ts';
 import type { TransactionRow } from './transaction.view.ts';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Category } from '../categories/category.entity.ts';
 import { Entry } from '../entries/entry.entity.ts';
-import { NotFound, ValidationFailed, type ErrorDetail } from '../http/errors.ts';
+import { NotFound, ValidationFailed, type ErrorDetail } from '../core/errors.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { currencyProblem } from '../money/currency-check.ts';
 import { moneyInput } from '../money/decimal-input.ts';
@@ -31,7 +31,7 @@ export interface TransactionInput {
   tag_ids?: string[];
 }
 
-const BODY = '/body/transaction';
+const BODY = '/transaction';
 
 /** `name`, else `description` (the seed accepts either), trimmed; undefined when neither is given. */
 function nameOf(input: TransactionInput): string | undefined {

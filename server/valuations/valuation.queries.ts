@@ -1,6 +1,6 @@
 import type { EntityManager } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
-import { NotFound } from '../http/errors.ts';
+import { NotFound } from '../core/errors.ts';
 import type { ValuationRow } from './valuation.view.ts';
 
 /** A valuation of the family by its entry id, or 404 (also for another family's). */

@@ -2,7 +2,7 @@ import { Entry } from '../entries/entry.entity.ts';
 import type { EntityManager } from '../db/orm.ts';
 import { flushUnique } from '../db/flush-unique.ts';
 import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
-import { ValidationFailed } from '../http/errors.ts';
+import { ValidationFailed } from '../core/errors.ts';
 import { queueAccountSync } from '../jobs/job-queue.ts';
 import { moneyInput } from '../money/decimal-input.ts';
 import { toDecimal } from '../money/money.ts';
@@ -34,7 +34,7 @@ export async function createValuation(
   familyId: string,
   input: NewValuation,
 ): Promise<{ id: string; created: boolean }> {
-  moneyInput(input.amount, '/body/valuation/amount');
+  moneyInput(input.amount, '/valuation/amount');
   return writeUnit(em, async (tx) => {
     const account = await lockAccount<{ id: string; currency: string }>(tx, familyId, input.account_id, 'id, currency');
     const existing = await tx.findOne(Entry, { account: account.id, entryableType: 'Valuation', date: input.date });
@@ -74,14 +74,14 @@ export async function updateValuation(
   id: string,
   change: ValuationChange,
 ): Promise<void> {
-  if (change.amount !== undefined) moneyInput(change.amount, '/body/valuation/amount');
+  if (change.amount !== undefined) moneyInput(change.amount, '/valuation/amount');
   await writeUnit(em, async (tx) => {
     const accountId = await lockEntryAccount(tx, familyId, id, 'Valuation');
     const entry = await tx.findOneOrFail(Entry, id);
     if ((change.amount === undefined) !== (change.date === undefined)) {
       const missing = change.amount === undefined ? 'amount' : 'date';
       throw ValidationFailed.at(
-        `/body/valuation/${missing}`,
+        `/valuation/${missing}`,
         'Both amount and date are required when updating reconciliation',
       );
     }
@@ -91,7 +91,7 @@ export async function updateValuation(
     entry.updatedAt = new Date();
     // The unique index on (account, date) of valuations decides whether the date is free.
     const date = change.date ?? entry.date;
-    await flushUnique(tx, '/body/valuation/date', `The account already has a valuation on ${date}`);
+    await flushUnique(tx, '/valuation/date', `The account already has a valuation on ${date}`);
     await queueAccountSync(tx, accountId);
   });
 }

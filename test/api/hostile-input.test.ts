@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ERROR_ENTRIES } from '../../server/http/errors.ts';
+import { MAX_ERROR_ENTRIES } from '../../server/core/errors.ts';
 import { MAX_HEADER_SIZE } from '../../server/http/http-server.ts';
 import { MAX_JSON_DEPTH } from '../../server/http/json-shape.ts';
 import { checkResponse } from '../support/contract-client.ts';
