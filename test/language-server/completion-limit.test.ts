@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { doComplete } from '../../language-server/src/service/completion.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
-import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
+import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
 const { index } = createLanguageService({ schema: JSON.parse(readFileSync(schemaPath, 'utf8')) as object });

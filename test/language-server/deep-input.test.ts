@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
-import { MAX_NESTING } from '../../language-server/src/service/nesting-depth.ts';
 import { limitProblems, type Problem, type Severity } from '../../language-server/src/service/problem.ts';
+import { MAX_NESTING } from '../../language-server/src/service/reading/nesting-depth.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
 const service = createLanguageService({ schema: JSON.parse(readFileSync(schemaPath, 'utf8')) as object });

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { editOneLine, generateBlueprint } from '../../bench/blueprint-generator.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
-import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
+import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
 import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
 

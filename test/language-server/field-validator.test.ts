@@ -1,16 +1,16 @@
+import { Ajv } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { generateBlueprint } from '../../bench/blueprint-generator.ts';
-import type { BNode } from '../../language-server/src/service/blueprint-node.ts';
+import type { BNode } from '../../language-server/src/service/reading/blueprint-node.ts';
+import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import {
   compileAjvFieldValidator,
   compileFieldValidator,
   formatPlugin,
   type FieldValidator,
-} from '../../language-server/src/service/field-validator.ts';
-import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
+} from '../../language-server/src/service/schema/field-validator.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));

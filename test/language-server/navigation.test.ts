@@ -9,8 +9,8 @@ import {
   prepareRename,
   renameId,
 } from '../../language-server/src/service/navigation.ts';
-import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
 import type { TextEdit } from '../../language-server/src/service/problem.ts';
+import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
 import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BNode } from '../../language-server/src/service/blueprint-node.ts';
-import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
+import type { BNode } from '../../language-server/src/service/reading/blueprint-node.ts';
+import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import { checkTags } from '../../language-server/src/service/tags.ts';
 import { covered } from './helpers.ts';
 

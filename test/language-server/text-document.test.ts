@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLineIndex } from '../../language-server/src/service/text-document.ts';
 import { closest, editDistance } from '../../language-server/src/service/edit-distance.ts';
+import { createLineIndex } from '../../language-server/src/service/reading/text-document.ts';
 
 function roundTrip(text: string): void {
   const index = createLineIndex(text);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import { allCodes } from '../../language-server/src/service/problem.ts';
-import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
+import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import { checkReferences } from '../../language-server/src/service/validate-references.ts';
 import { marked, withoutFixes } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
-import { createSchemaIndex } from '../../language-server/src/service/schema-index.ts';
+import { createSchemaIndex } from '../../language-server/src/service/schema/schema-index.ts';
 import { acmeShopSchema as schema } from './acme-shop-schema.ts';
 import { marked } from './helpers.ts';
 

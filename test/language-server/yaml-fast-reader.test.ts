@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateBlueprint } from '../../bench/blueprint-generator.ts';
-import { parseBlueprint } from '../../language-server/src/service/parse-blueprint.ts';
 import type { Problem } from '../../language-server/src/service/problem.ts';
-import { readYamlDocument } from '../../language-server/src/service/yaml-document-reader.ts';
-import { readYamlFast, Unsupported } from '../../language-server/src/service/yaml-fast-reader.ts';
+import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
+import { readYamlDocument } from '../../language-server/src/service/reading/yaml-document-reader.ts';
+import { readYamlFast, Unsupported } from '../../language-server/src/service/reading/yaml-fast-reader.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
 import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
 

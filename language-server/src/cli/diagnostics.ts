@@ -1,5 +1,5 @@
 import type { Problem, Severity } from '../service/problem.ts';
-import { createLineIndex } from '../service/text-document.ts';
+import { createLineIndex } from '../service/reading/text-document.ts';
 
 /** What the linter checked in one file: its path as shown to the user, its text and its problems. */
 export interface LintResult {

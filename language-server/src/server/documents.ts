@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { BNode } from '../service/blueprint-node.ts';
 import type { BlueprintFormat, DocumentValidator } from '../service/language-service.ts';
 import type { Problem } from '../service/problem.ts';
+import type { BNode } from '../service/reading/blueprint-node.ts';
 import { checkModelineLocation, type ModelinePolicy } from './modeline-policy.ts';
 import { SchemaUnavailable, displayLocation } from './schema-reader.ts';
 import { configuredSchemaLocation, modelineSchema, type LoadedSchema, type SchemaCache } from './schema-source.ts';

@@ -1,6 +1,6 @@
 import type { Position, Range, TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { lineOfOffset } from '../service/text-document.ts';
+import { lineOfOffset } from '../service/reading/text-document.ts';
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 

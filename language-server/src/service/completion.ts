@@ -1,5 +1,3 @@
-import { entryAt, listEntries, plainString, type EntryRef } from './blueprint-entries.ts';
-import type { BNode } from './blueprint-node.ts';
 import { completionContext, type CompletionContext, type ContextStep } from './completion-context.ts';
 import {
   childSchemas,
@@ -11,9 +9,11 @@ import {
   typesOf,
 } from './completion-schema.ts';
 import type { Range } from './problem.ts';
-import { isObject, type JsonObject, type ModelInfo, type SchemaIndex } from './schema-index.ts';
+import { entryAt, listEntries, plainString, type EntryRef } from './reading/blueprint-entries.ts';
+import type { BNode } from './reading/blueprint-node.ts';
+import { findEntry, keyName } from './reading/node-queries.ts';
+import { isObject, type JsonObject, type ModelInfo, type SchemaIndex } from './schema/schema-index.ts';
 import { blueprintTags, conditionModes, enumerateOutputs } from './tag-table.ts';
-import { findEntry, keyName } from './validate-helpers.ts';
 
 /** What an item completes, for the client's icon. */
 export type CompletionKind =

@@ -1,14 +1,15 @@
-import type { BNode } from './blueprint-node.ts';
-import { entryAt, listEntries, type EntryRef } from './blueprint-entries.ts';
 import { identifiersText } from './document-symbols.ts';
-import { resolvePointer } from './json-pointer.ts';
 import { navigationIndex } from './navigation.ts';
-import { pathAt, type PathStep } from './node-path.ts';
 import type { Range } from './problem.ts';
-import { isObject, type JsonObject, type SchemaIndex } from './schema-index.ts';
+import { entryAt, listEntries, type EntryRef } from './reading/blueprint-entries.ts';
+import type { BNode } from './reading/blueprint-node.ts';
+import { pathAt, type PathStep } from './reading/node-path.ts';
+import { keyName } from './reading/node-queries.ts';
+import { lineIndexOf } from './reading/text-document.ts';
+import { resolvePointer } from './schema/json-pointer.ts';
+import { caseSensitivePart, isObject, type JsonObject, type SchemaIndex } from './schema/schema-index.ts';
+import { describeType } from './schema/schema-types.ts';
 import { tagsByName, type TagInfo } from './tag-table.ts';
-import { lineIndexOf } from './text-document.ts';
-import { caseSensitivePart, describeType, keyName } from './validate-helpers.ts';
 
 /** What to show for the thing under the cursor, and the text it is about. */
 export interface HoverResult {

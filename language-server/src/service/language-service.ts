@@ -1,7 +1,7 @@
-import type { BNode } from './blueprint-node.ts';
-import { parseBlueprint, type ParseCache, type ParseResult } from './parse-blueprint.ts';
 import { problem, syntaxAndTagCodes, type Problem } from './problem.ts';
-import { createSchemaIndex, type SchemaIndex } from './schema-index.ts';
+import type { BNode } from './reading/blueprint-node.ts';
+import { parseBlueprint, type ParseCache, type ParseResult } from './reading/parse-blueprint.ts';
+import { createSchemaIndex, type SchemaIndex } from './schema/schema-index.ts';
 import { checkTags } from './tags.ts';
 import { validateBlueprint } from './validate-entries.ts';
 import { checkEntryAlone } from './validate-entry.ts';

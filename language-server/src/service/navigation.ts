@@ -1,7 +1,7 @@
-import { entryAt, keyOfIdRange, listEntries, type EntryRef } from './blueprint-entries.ts';
-import type { BNode } from './blueprint-node.ts';
-import { pathAt } from './node-path.ts';
 import type { Range, TextEdit } from './problem.ts';
+import { entryAt, keyOfIdRange, listEntries, type EntryRef } from './reading/blueprint-entries.ts';
+import type { BNode } from './reading/blueprint-node.ts';
+import { pathAt } from './reading/node-path.ts';
 import { keyOfNodes, outcomeOf } from './validate-references.ts';
 
 /** A `!KeyOf` reference and the entry it resolves to (as the service resolves it), if any. */

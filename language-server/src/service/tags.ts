@@ -1,10 +1,10 @@
-import type { BNode, BSeq } from './blueprint-node.ts';
 import { closest } from './edit-distance.ts';
 import { readFormat, type FormatReading } from './format-string.ts';
 import { problem, syntaxAndTagCodes, withSuggestions, type Problem, type Range } from './problem.ts';
+import type { BNode, BSeq } from './reading/blueprint-node.ts';
+import { isDeferred, NO_NODES } from './reading/node-queries.ts';
 import { arityAllows, blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
 import { taggedNodes } from './tagged-nodes.ts';
-import { isDeferred, NO_NODES } from './validate-helpers.ts';
 
 export { blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
 

@@ -1,8 +1,9 @@
-import type { BMap, BNode, BScalar } from './blueprint-node.ts';
+import { hint, suggest } from './checks/suggestions.ts';
 import { problem, schemaCodes, withFix, withSuggestions, type Problem } from './problem.ts';
-import { isObject, type SchemaIndex } from './schema-index.ts';
+import type { BMap, BNode, BScalar } from './reading/blueprint-node.ts';
+import { findEntry, isDeferred, keyName } from './reading/node-queries.ts';
+import { isObject, type SchemaIndex } from './schema/schema-index.ts';
 import { checkEntryAlone } from './validate-entry.ts';
-import { findEntry, hint, isDeferred, keyName, suggest } from './validate-helpers.ts';
 
 /** The checks of one entry (a node of an entries sequence); the language service memoizes them. */
 export type EntryCheck = (entry: BNode) => readonly Problem[];

@@ -1,19 +1,11 @@
-import type { BMap, BNode } from './blueprint-node.ts';
+import { hint, suggest } from './checks/suggestions.ts';
 import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
-import type { ModelInfo, SchemaIndex } from './schema-index.ts';
-import { validateFields } from './validate-fields.ts';
-import {
-  caseSensitivePart,
-  findEntry,
-  firstLine,
-  hint,
-  isDeferred,
-  keyName,
-  oneOf,
-  suggest,
-} from './validate-helpers.ts';
-import { validatePermissions } from './validate-permissions.ts';
+import type { BMap, BNode } from './reading/blueprint-node.ts';
+import { findEntry, firstLine, isDeferred, keyName } from './reading/node-queries.ts';
+import { caseSensitivePart, type ModelInfo, type SchemaIndex } from './schema/schema-index.ts';
 import { checkTags } from './tags.ts';
+import { validateFields } from './validate-fields.ts';
+import { validatePermissions } from './validate-permissions.ts';
 
 const codes = schemaCodes;
 
@@ -128,7 +120,7 @@ function checkState(value: BNode, allowed: readonly string[], problems: Problem[
   if (value.kind === 'scalar' && typeof value.value === 'string' && allowed.includes(value.value)) return;
   const shown = value.kind === 'scalar' ? String(value.value) : '';
   const suggestion = shown ? suggest(shown, allowed) : undefined;
-  const message = `state must be one of: ${oneOf(allowed)}.${hint(suggestion)}`;
+  const message = `state must be one of: ${allowed.join(', ')}.${hint(suggestion)}`;
   problems.push(withSuggestions(problem(codes, 'state-invalid', value.range, message), value.range, [suggestion]));
 }
 

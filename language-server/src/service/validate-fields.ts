@@ -1,10 +1,11 @@
-import type { BNode } from './blueprint-node.ts';
+import { hint } from './checks/suggestions.ts';
 import { enumMistake } from './enum-mistake.ts';
-import type { FieldError } from './field-validator.ts';
-import { escapePointer, resolvePointer } from './json-pointer.ts';
 import { problem, schemaCodes, withFix, withSuggestions, type Problem } from './problem.ts';
-import { isObject, nearest, type JsonObject, type ModelInfo, type SchemaIndex } from './schema-index.ts';
-import { describeType, hint } from './validate-helpers.ts';
+import type { BNode } from './reading/blueprint-node.ts';
+import type { FieldError } from './schema/field-validator.ts';
+import { escapePointer, resolvePointer } from './schema/json-pointer.ts';
+import { isObject, nearest, type JsonObject, type ModelInfo, type SchemaIndex } from './schema/schema-index.ts';
+import { describeType } from './schema/schema-types.ts';
 
 const codes = schemaCodes;
 

@@ -1,8 +1,9 @@
-import type { BNode, BScalar, BSeq } from './blueprint-node.ts';
+import { hint, suggest } from './checks/suggestions.ts';
 import { problem, schemaCodes, syntaxAndTagCodes, withFix, withSuggestions, type Problem } from './problem.ts';
-import type { ModelInfo, SchemaIndex } from './schema-index.ts';
+import type { BNode, BScalar, BSeq } from './reading/blueprint-node.ts';
+import { isDeferred, NO_NODES } from './reading/node-queries.ts';
+import type { ModelInfo, SchemaIndex } from './schema/schema-index.ts';
 import { taggedNodes } from './tagged-nodes.ts';
-import { hint, isDeferred, NO_NODES, suggest } from './validate-helpers.ts';
 
 const codes = syntaxAndTagCodes;
 const findTags: ReadonlySet<string> = new Set(['!Find', '!FindObject']);

@@ -1,16 +1,9 @@
-import type { BNode } from './blueprint-node.ts';
+import { hint, suggest } from './checks/suggestions.ts';
 import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
-import { isObject, nearest, type ModelInfo } from './schema-index.ts';
-import {
-  describeType,
-  findEntry,
-  firstLine,
-  fitsType,
-  hint,
-  isDeferred,
-  keyName,
-  suggest,
-} from './validate-helpers.ts';
+import type { BNode } from './reading/blueprint-node.ts';
+import { findEntry, firstLine, isDeferred, keyName } from './reading/node-queries.ts';
+import { isObject, nearest, type ModelInfo } from './schema/schema-index.ts';
+import { describeType, fitsType } from './schema/schema-types.ts';
 
 const codes = schemaCodes;
 

@@ -1,9 +1,10 @@
-import type { BMap, BNode } from './blueprint-node.ts';
-import { keyOfIdRange } from './blueprint-entries.ts';
+import { hint, suggest } from './checks/suggestions.ts';
 import { problem, referenceCodes, withSuggestions, type Problem } from './problem.ts';
+import { keyOfIdRange } from './reading/blueprint-entries.ts';
+import type { BMap, BNode } from './reading/blueprint-node.ts';
+import { findEntry, isDeferred } from './reading/node-queries.ts';
+import { lineIndexOf, type LineIndex } from './reading/text-document.ts';
 import { taggedNodes } from './tagged-nodes.ts';
-import { lineIndexOf, type LineIndex } from './text-document.ts';
-import { findEntry, hint, isDeferred, suggest } from './validate-helpers.ts';
 
 const codes = referenceCodes;
 

@@ -1,6 +1,6 @@
+import type { Range } from '../problem.ts';
 import type { BEntry, BNode } from './blueprint-node.ts';
-import type { Range } from './problem.ts';
-import { findEntry, isDeferred } from './validate-helpers.ts';
+import { findEntry, isDeferred } from './node-queries.ts';
 
 /** One entry of a blueprint as the editor features see it. */
 export interface EntryRef {

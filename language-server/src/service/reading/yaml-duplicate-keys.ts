@@ -1,5 +1,5 @@
+import { problem, syntaxAndTagCodes, type Problem } from '../problem.ts';
 import type { BEntry, BNode } from './blueprint-node.ts';
-import { problem, syntaxAndTagCodes, type Problem } from './problem.ts';
 
 /** Beyond this many keys a set beats comparing each key with the ones before it. */
 const SMALL_MAP = 32;

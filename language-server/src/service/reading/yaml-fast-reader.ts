@@ -1,3 +1,4 @@
+import type { Problem } from '../problem.ts';
 import {
   mapEntry,
   mapNode,
@@ -8,7 +9,6 @@ import {
   type BScalar,
   type ScalarValue,
 } from './blueprint-node.ts';
-import type { Problem } from './problem.ts';
 import { reportDuplicateKeys } from './yaml-duplicate-keys.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv';
-import { editDistance } from './edit-distance.ts';
+import { editDistance } from '../edit-distance.ts';
 import { compileFieldValidator, formatPlugin, type FieldValidator } from './field-validator.ts';
 import { resolvePointer } from './json-pointer.ts';
 
@@ -133,6 +133,17 @@ export function nearest(word: string, candidates: readonly string[], count = 3):
       .slice(0, count)
       .map(({ candidate }) => candidate)
   );
+}
+
+/**
+ * Where `written` differs from `model`'s name only in case: the part the service matches exactly,
+ * so that it finds no model, or undefined when the difference is folded. The service lowercases
+ * only the model part of a name; it matches the app label exactly, and the whole name of the
+ * model without identifiers (no database model: it applies another blueprint).
+ */
+export function caseSensitivePart(written: string, model: ModelInfo): 'app label' | 'model name' | undefined {
+  if (written.split('.')[0] !== model.app) return 'app label';
+  return model.entryKeys.includes('identifiers') ? undefined : 'model name';
 }
 
 export function createSchemaIndex(schema: object): SchemaIndex {

@@ -1,5 +1,20 @@
-import { Composer, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
-import type { Document, DocumentOptions, Node, ParseOptions, SchemaOptions, Tags, YAMLError } from 'yaml';
+import {
+  Composer,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  Parser,
+  type Document,
+  type DocumentOptions,
+  type Node,
+  type ParseOptions,
+  type SchemaOptions,
+  type Tags,
+  type YAMLError,
+} from 'yaml';
+import { problem, syntaxAndTagCodes, type Problem, type Range } from '../problem.ts';
+import { blueprintTags } from '../tag-table.ts';
 import {
   aliasNode,
   mapEntry,
@@ -10,8 +25,6 @@ import {
   type BNode,
   type ScalarValue,
 } from './blueprint-node.ts';
-import { problem, syntaxAndTagCodes, type Problem, type Range } from './problem.ts';
-import { blueprintTags } from './tag-table.ts';
 import { reportDuplicateKeys } from './yaml-duplicate-keys.ts';
 
 export interface ReadResult {

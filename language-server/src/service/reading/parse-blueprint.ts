@@ -1,6 +1,6 @@
+import { problem, syntaxAndTagCodes, type Problem, type Range } from '../problem.ts';
 import type { BNode } from './blueprint-node.ts';
 import { firstTooDeep, MAX_NESTING } from './nesting-depth.ts';
-import { problem, syntaxAndTagCodes, type Problem, type Range } from './problem.ts';
 import { readYamlDocument } from './yaml-document-reader.ts';
 import { readYamlFast, TooDeep, Unsupported } from './yaml-fast-reader.ts';
 

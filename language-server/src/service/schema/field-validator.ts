@@ -1,9 +1,9 @@
 import type { Ajv, ErrorObject, Plugin } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import type { BNode } from './blueprint-node.ts';
+import type { BNode } from '../reading/blueprint-node.ts';
 import { escapePointer, resolvePointer } from './json-pointer.ts';
-import { fitsTypeNames, typeNames } from './validate-helpers.ts';
+import { fitsTypeNames, typeNames } from './schema-types.ts';
 
 /** A schema error as Ajv words it (keyword, instancePath, params), whoever found it. */
 export type FieldError = Pick<ErrorObject, 'keyword' | 'instancePath' | 'params'> & { message?: string };

@@ -1,4 +1,4 @@
-import type { Range } from './problem.ts';
+import type { Range } from '../problem.ts';
 
 /** Fields every node has. `start`/`end` cover the node including its tag (not its anchor or comments). */
 interface NodeBase {
