@@ -1,18 +1,26 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { randomSource } from '../../server/demo/random-source.ts';
 
-/** Real blueprints shared with the team outside the repository (absent on some machines). */
-export const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/blueprints', import.meta.url));
-export const corpusAbsent = !existsSync(CORPUS_DIR);
-if (corpusAbsent) console.warn(`blueprint corpus tests skipped: ${CORPUS_DIR} is absent`);
+/**
+ * The project's own blueprints, written like real ones so the tests see real layouts and tags.
+ * Names containing `invalid` are meant to produce errors; the others lint clean.
+ */
+export const CORPUS_DIR = fileURLToPath(new URL('../fixtures/blueprints', import.meta.url));
 
-export const corpus = corpusAbsent
-  ? []
-  : readdirSync(CORPUS_DIR)
-      .filter((name) => /\.(ya?ml|json)$/.test(name))
-      .sort()
-      .map((name) => ({ name, text: readFileSync(`${CORPUS_DIR}/${name}`, 'utf8') }));
+export const corpus = readdirSync(CORPUS_DIR)
+  .filter((name) => /\.(ya?ml|json)$/.test(name))
+  .sort()
+  .map((name) => ({ name, text: readFileSync(`${CORPUS_DIR}/${name}`, 'utf8') }));
+
+// A missing or emptied folder must fail the tests that iterate over it, not pass them vacuously.
+if (corpus.length === 0) throw new Error(`no blueprint fixtures in ${CORPUS_DIR}`);
+
+/**
+ * Always false: the fixtures ship with the repository. Kept so the tests that still write
+ * `skipIf(corpusAbsent)` compile until they drop it.
+ */
+export const corpusAbsent = false;
 
 const insertions = ['!KeyOf x', '!Enumerate', '!Value 3', '!If [a, b]', '!Condition [', '!Foo', ':', '-', '[', '"'];
 
