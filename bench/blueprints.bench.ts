@@ -1,7 +1,8 @@
 /**
  * `npm run bench:blueprints`: generates a 10,000-entry blueprint from the schema, measures our
  * language service in-process (schema load, cold validation, re-validation after a one-line edit,
- * memory, problems) and yaml-language-server over LSP/stdio on the same file and on the valid corpus.
+ * memory, problems) and yaml-language-server over LSP/stdio on the same file and on the valid
+ * blueprint fixtures (test/fixtures/blueprints).
  * Writes bench/results/blueprints.json and prints a Markdown table. See bench/README.md.
  */
 import { execFile } from 'node:child_process';
@@ -20,7 +21,8 @@ import { machineInfo } from './machine.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCHEMA_PATH = path.join(ROOT, 'schemas', 'blueprint.schema.json');
-const CORPUS_DIR = path.resolve(ROOT, '..', 'shared', 'corpus', 'blueprints');
+// The repository's own blueprints: the bench runs wherever the repository is cloned.
+const CORPUS_DIR = path.join(ROOT, 'test', 'fixtures', 'blueprints');
 const RESULTS = process.env.BENCH_RESULTS ?? path.join(ROOT, 'bench', 'results', 'blueprints.json');
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);

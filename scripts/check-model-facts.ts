@@ -1,0 +1,113 @@
+/**
+ * `npx tsx scripts/check-model-facts.ts FACTS.json`: compares the generated blueprint schema with
+ * a file of per-model field facts (type, enum, bounds, permissions) of a release, and prints every
+ * difference. The facts file is not part of the repository, so this runs by hand, not in the test
+ * suite; schemas/source/README.md says when.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { generateBlueprintSchemaText } from './blueprint-schema/generate.ts';
+
+export interface ModelFacts {
+  model_order: string[];
+  models: Record<
+    string,
+    { identifiers_required: boolean; fields: Record<string, unknown>; permission_codenames: string[] }
+  >;
+}
+
+/**
+ * Where the release's schema is wrong about the service, our schema says what the service does
+ * (schemas/source/models.yaml gives the reason next to the field). Keyed `<model>.<field>`.
+ */
+export const deviations: Record<string, unknown> = {
+  // An integer field with choices in the service; the release's schema lists the strings "6", "8".
+  'idp_stages_authenticator_totp.authenticatortotpstage.digits': { type: 'integer', enum: [6, 8] },
+  // The facts are of 2025.12.0; the patch release 2025.12.4 no longer accepts `other`.
+  'idp_sources_kerberos.kerberossource.kadmin_type': { type: 'string', enum: ['MIT', 'Heimdal'] },
+};
+
+export type Definitions = Record<string, { properties: Record<string, Record<string, unknown>>; required: string[] }>;
+
+/**
+ * A field schema without descriptions and references (annotations the facts do not carry), with
+ * nullable type arrays in one order.
+ */
+export function comparable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(comparable);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([key]) => key !== 'description' && key !== 'x-references')
+    .map(([key, item]) => {
+      if (key === 'type' && Array.isArray(item)) return [key, [...item].sort()];
+      if (key === 'properties') return [key, comparableProperties(item as Record<string, unknown>)];
+      return [key, comparable(item)];
+    });
+  return Object.fromEntries(entries);
+}
+
+/** `properties` maps names to schemas: keep every name, even one called "description". */
+function comparableProperties(properties: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, comparable(schema)]));
+}
+
+/** Every difference between the facts and the schema's definitions, one line each; none when they agree. */
+export function compareWithFacts(facts: ModelFacts, definitions: Definitions): string[] {
+  const differences: string[] = [];
+  const branches = (definitions.blueprint_entry as unknown as { oneOf: Array<{ $ref: string }> }).oneOf;
+  const order = branches.map((branch) => branch.$ref.replace('#/definitions/entry_', ''));
+  if (!isDeepStrictEqual(order, facts.model_order)) {
+    const missing = facts.model_order.filter((model) => !order.includes(model));
+    const extra = order.filter((model) => !facts.model_order.includes(model));
+    differences.push(`model order differs (missing: ${missing.join(', ') || '-'}; not in the facts: ${extra.join(', ') || '-'})`); // prettier-ignore
+  }
+  for (const model of facts.model_order) {
+    const fact = facts.models[model]!;
+    const fields = definitions[`model_${model}`];
+    const entry = definitions[`entry_${model}`];
+    if (!fields || !entry) continue; // reported with the order
+    if (!isDeepStrictEqual(Object.keys(fields.properties), Object.keys(fact.fields))) {
+      differences.push(`${model}: fields ${Object.keys(fields.properties).join(', ')}; the facts: ${Object.keys(fact.fields).join(', ')}`); // prettier-ignore
+    }
+    for (const [field, fieldFact] of Object.entries(fact.fields)) {
+      const expected = comparable(deviations[`${model}.${field}`] ?? fieldFact);
+      const actual = comparable(fields.properties[field]);
+      if (!isDeepStrictEqual(actual, expected)) {
+        differences.push(`${model}.${field}: ${JSON.stringify(actual)}; the facts: ${JSON.stringify(expected)}`);
+      }
+    }
+    const permissions = entry.properties.permissions as { items: { properties: { permission: { enum: string[] } } } };
+    const codenames = permissions.items.properties.permission.enum;
+    if (!isDeepStrictEqual(codenames, fact.permission_codenames)) {
+      differences.push(`${model}: permissions ${codenames.join(', ')}; the facts: ${fact.permission_codenames.join(', ')}`); // prettier-ignore
+    }
+    const identifiersRequired = entry.required.includes('identifiers');
+    if (identifiersRequired !== fact.identifiers_required) {
+      differences.push(`${model}: identifiers ${identifiersRequired ? 'required' : 'not required'}; the facts say the opposite`); // prettier-ignore
+    }
+  }
+  return differences;
+}
+
+function main(args: string[]): number {
+  const [factsFile] = args;
+  if (!factsFile || args.length > 1) {
+    console.error('Usage: npx tsx scripts/check-model-facts.ts FACTS.json');
+    return 2;
+  }
+  const facts = JSON.parse(readFileSync(factsFile, 'utf8')) as ModelFacts;
+  // Parsed from the generated text, as a consumer sees it (integer bounds beyond 2^53 included).
+  const { definitions } = JSON.parse(generateBlueprintSchemaText()) as { definitions: Definitions };
+  const differences = compareWithFacts(facts, definitions);
+  for (const line of differences) console.log(line);
+  const models = facts.model_order.length;
+  if (differences.length > 0) console.error(`${differences.length} differences from ${factsFile} (${models} models)`);
+  else console.error(`the schema keeps every fact of ${factsFile} (${models} models)`);
+  return differences.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}
