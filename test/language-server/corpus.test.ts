@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { checkTags } from '../../language-server/src/service/checks/tag-check.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import type { BNode } from '../../language-server/src/service/reading/blueprint-node.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
-import { blueprintTags, checkTags } from '../../language-server/src/service/tags.ts';
+import { blueprintTags } from '../../language-server/src/service/tag-table.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
 import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
 

@@ -1,6 +1,6 @@
+import { checkTags } from '../../language-server/src/service/checks/tag-check.ts';
 import type { Problem } from '../../language-server/src/service/problem.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
-import { checkTags } from '../../language-server/src/service/tags.ts';
 
 /** `«` and `»` mark one range in a blueprint; returns the text without them and the marked range. */
 export function marked(source: string): { text: string; range: [number, number] } {

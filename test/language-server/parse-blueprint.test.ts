@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { checkTags } from '../../language-server/src/service/checks/tag-check.ts';
 import type { BNode } from '../../language-server/src/service/reading/blueprint-node.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
-import { checkTags } from '../../language-server/src/service/tags.ts';
 import { covered } from './helpers.ts';
 
 /** A compact picture of a tree: what each node covers in the text. */

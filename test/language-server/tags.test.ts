@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { blueprintTags } from '../../language-server/src/service/tags.ts';
 import { syntaxAndTagCodes } from '../../language-server/src/service/problem.ts';
+import { blueprintTags } from '../../language-server/src/service/tag-table.ts';
 import { allProblems, marked, withoutFixes } from './helpers.ts';
 
 // Each row: one blueprint fragment with one mistake, the covered text marked with «».
@@ -206,7 +206,7 @@ describe('checkTags: placement', () => {
   });
 
   it('returns nothing for an empty tree', async () => {
-    const { checkTags } = await import('../../language-server/src/service/tags.ts');
+    const { checkTags } = await import('../../language-server/src/service/checks/tag-check.ts');
     expect(checkTags(undefined)).toEqual([]);
   });
 });

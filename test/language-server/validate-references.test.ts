@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { checkReferences } from '../../language-server/src/service/checks/reference-check.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import { allCodes } from '../../language-server/src/service/problem.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
-import { checkReferences } from '../../language-server/src/service/validate-references.ts';
 import { marked, withoutFixes } from './helpers.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { checkFindTags } from '../../language-server/src/service/checks/find-check.ts';
+import { readFormat } from '../../language-server/src/service/checks/format-string.ts';
 import { quickFixes } from '../../language-server/src/service/code-actions.ts';
-import { readFormat } from '../../language-server/src/service/format-string.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import { allCodes } from '../../language-server/src/service/problem.ts';
 import { scalarNode, seqNode, type BNode } from '../../language-server/src/service/reading/blueprint-node.ts';
 import { createSchemaIndex } from '../../language-server/src/service/schema/schema-index.ts';
-import { checkFindTags } from '../../language-server/src/service/validate-find.ts';
 import { acmeShopSchema } from './acme-shop-schema.ts';
 import { marked, withoutFixes } from './helpers.ts';
 

@@ -1,12 +1,8 @@
-import { problem, syntaxAndTagCodes, type Problem } from './problem.ts';
+import { internalError, runChecks } from './checks/run-checks.ts';
+import type { Problem } from './problem.ts';
 import type { BNode } from './reading/blueprint-node.ts';
 import { parseBlueprint, type ParseCache, type ParseResult } from './reading/parse-blueprint.ts';
 import { createSchemaIndex, type SchemaIndex } from './schema/schema-index.ts';
-import { checkTags } from './tags.ts';
-import { validateBlueprint } from './validate-entries.ts';
-import { checkEntryAlone } from './validate-entry.ts';
-import { checkFindTags } from './validate-find.ts';
-import { checkReferences } from './validate-references.ts';
 
 export interface LanguageServiceOptions {
   /** The blueprint JSON Schema (draft-07) of the release to check against. */
@@ -54,7 +50,7 @@ export function createLanguageService({ schema }: LanguageServiceOptions): Langu
         validate(text) {
           const parsed = parse(text);
           if (last!.problems) return last!.problems;
-          const result = check(text, parsed, index);
+          const result = runChecks(text, parsed, index);
           // A failed check leaves a cache that must not be trusted: the next text is read afresh.
           if (!result.trusted) cache = undefined;
           last!.problems = result.problems;
@@ -73,50 +69,5 @@ function validate(text: string, index: SchemaIndex, format: BlueprintFormat | un
   } catch (error) {
     return [internalError(text, error)];
   }
-  return check(text, parsed, index).problems;
-}
-
-function internalError(text: string, error: unknown): Problem {
-  const message = error instanceof Error ? error.message : String(error);
-  return problem(syntaxAndTagCodes, 'internal-error', [0, text.length], `The checks failed: ${message}`);
-}
-
-/** The problems of a parsed text, sorted by start offset; `trusted` is false when a check failed (a defect of ours). */
-function check(text: string, parsed: ParseResult, index: SchemaIndex): { problems: Problem[]; trusted: boolean } {
-  const problems: Problem[] = [];
-  let trusted = true;
-  // Appended one by one: spreading 100,000s of arguments into push() overflows the stack.
-  const add = (found: readonly Problem[]): void => {
-    for (const item of found) problems.push(item);
-  };
-  add(parsed.problems);
-  try {
-    // Entry checks are kept with the entry's parse: an unchanged entry is not checked again.
-    const checked = new Set<BNode>();
-    // The shape of the root pass's options below: one shape at the walk's destructuring.
-    const findOptions = { skip: undefined, text };
-    const checkEntry = (entry: BNode): readonly Problem[] => {
-      checked.add(entry);
-      const item = parsed.cache.itemOf(entry);
-      if (item?.checks) return item.checks;
-      // Into the entry's own list (a new array): one array per entry, not three.
-      const found = checkEntryAlone(entry, index);
-      for (const each of checkFindTags(entry, index, findOptions)) found.push(each);
-      if (item) item.checks = found;
-      return found;
-    };
-    add(validateBlueprint(parsed.root, index, { checkEntry, text }));
-    add(checkTags(parsed.root, checked));
-    add(checkFindTags(parsed.root, index, { skip: checked, text }));
-    add(checkReferences(parsed.root, { text }));
-  } catch (error) {
-    // A defect of ours must not cost the editor its other diagnostics.
-    trusted = false;
-    problems.push(internalError(text, error));
-  }
-  const sorted = problems
-    .map((item, order) => ({ item, order }))
-    .sort((a, b) => a.item.range[0] - b.item.range[0] || a.order - b.order)
-    .map(({ item }) => item);
-  return { problems: sorted, trusted };
+  return runChecks(text, parsed, index).problems;
 }

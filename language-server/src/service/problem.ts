@@ -121,7 +121,7 @@ export function problem<T extends Record<string, ProblemCodeInfo>>(
   return { range: [range[0], range[1]], severity: table[code]!.severity, code, message };
 }
 
-/** The codes reported by the schema checks (`validateBlueprint`). */
+/** The codes reported by the schema checks (`checks/top-level-check.ts`, `checks/entry-check.ts` and its parts). */
 export const schemaCodes = {
   'root-not-map': {
     severity: 'error',
@@ -190,7 +190,7 @@ export const schemaCodes = {
 
 export type SchemaCode = keyof typeof schemaCodes;
 
-/** The codes reported by the cross-entry checks (`checkReferences`). */
+/** The codes reported by the cross-entry checks (`checks/reference-check.ts`). */
 export const referenceCodes = {
   'keyof-empty': { severity: 'error', meaning: '!KeyOf has no entry id to refer to.' },
   'keyof-unknown-id': { severity: 'error', meaning: '!KeyOf names an id that no entry of the file has.' },

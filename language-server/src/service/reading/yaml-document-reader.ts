@@ -34,7 +34,7 @@ export interface ReadResult {
 
 /**
  * Every blueprint tag is registered for scalars, sequences and mappings, so the YAML parser never
- * warns about them; whether a tag fits its node is checked by `checkTags` with better messages.
+ * warns about them; whether a tag fits its node is checked by `checks/tag-check.ts` with better messages.
  * Tagged scalars keep their source text, as the service's loader sees it.
  */
 const customTags: Tags = blueprintTags.flatMap(({ name }) => [

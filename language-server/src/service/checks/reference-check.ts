@@ -1,17 +1,13 @@
-import { hint, suggest } from './checks/suggestions.ts';
-import { problem, referenceCodes, withSuggestions, type Problem } from './problem.ts';
-import { keyOfIdRange } from './reading/blueprint-entries.ts';
-import type { BMap, BNode } from './reading/blueprint-node.ts';
-import { findEntry, isDeferred } from './reading/node-queries.ts';
-import { lineIndexOf, type LineIndex } from './reading/text-document.ts';
+import { problem, referenceCodes, withSuggestions, type Problem } from '../problem.ts';
+import { keyOfIdRange } from '../reading/blueprint-entries.ts';
+import type { BMap, BNode } from '../reading/blueprint-node.ts';
+import { findEntry, isDeferred } from '../reading/node-queries.ts';
+import { lineIndexOf, type LineIndex } from '../reading/text-document.ts';
+import type { Check } from './check.ts';
+import { hint, suggest } from './suggestions.ts';
 import { taggedNodes } from './tagged-nodes.ts';
 
 const codes = referenceCodes;
-
-export interface CheckReferencesOptions {
-  /** The text, so that messages can name lines (offsets only are known without it). */
-  text?: string;
-}
 
 /** What an entry leaves for `!KeyOf` once it has run. */
 export type Outcome = 'object' | 'absent' | 'skipped';
@@ -37,13 +33,25 @@ interface EntryInfo {
  * `false` is usually a temporary switch, and computed conditions are never judged. Ids made by tags
  * are unknown, so after one of them an unknown id is not reported. Linear in the number of entries.
  */
-export function checkReferences(root: BNode | undefined, options: CheckReferencesOptions = {}): Problem[] {
+export function checkReferences(root: BNode | undefined): Problem[] {
   const problems: Problem[] = [];
+  collectReferenceProblems(root, undefined, problems);
+  return problems;
+}
+
+/** The references across the entries, once per blueprint. */
+export const referenceCheck: Check = {
+  id: 'references',
+  checkBlueprint: (root, context, problems) => collectReferenceProblems(root, context.text, problems),
+};
+
+/** With the text, messages name lines (only offsets are known without it) and an unknown id gets a fix. */
+function collectReferenceProblems(root: BNode | undefined, text: string | undefined, problems: Problem[]): void {
   const entries = root ? entriesOf(root) : [];
   let lines: LineIndex | undefined;
   const lineOf = (offset: number): number | undefined => {
-    if (options.text === undefined) return undefined;
-    lines ??= lineIndexOf(options.text);
+    if (text === undefined) return undefined;
+    lines ??= lineIndexOf(text);
     return lines.positionAt(offset).line + 1;
   };
 
@@ -73,12 +81,11 @@ export function checkReferences(root: BNode | undefined, options: CheckReference
     entries,
     positionsById,
     firstDynamic: entries.findIndex((entry) => entry.dynamic),
-    text: options.text,
+    text,
   };
   entries.forEach((entry, position) => {
     for (const reference of entry.references) checkKeyOf(reference, position, context, problems);
   });
-  return problems;
 }
 
 interface ReferenceContext {

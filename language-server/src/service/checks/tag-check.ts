@@ -1,12 +1,18 @@
-import { closest } from './edit-distance.ts';
+import { closest } from '../edit-distance.ts';
+import { problem, syntaxAndTagCodes, withSuggestions, type Problem, type Range } from '../problem.ts';
+import type { BNode, BSeq } from '../reading/blueprint-node.ts';
+import { isDeferred, NO_NODES } from '../reading/node-queries.ts';
+import {
+  arityAllows,
+  blueprintTags,
+  conditionModes,
+  enumerateOutputs,
+  tagsByName,
+  type TagInfo,
+} from '../tag-table.ts';
+import type { Check } from './check.ts';
 import { readFormat, type FormatReading } from './format-string.ts';
-import { problem, syntaxAndTagCodes, withSuggestions, type Problem, type Range } from './problem.ts';
-import type { BNode, BSeq } from './reading/blueprint-node.ts';
-import { isDeferred, NO_NODES } from './reading/node-queries.ts';
-import { arityAllows, blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
 import { taggedNodes } from './tagged-nodes.ts';
-
-export { blueprintTags, conditionModes, enumerateOutputs, tagsByName, type TagInfo } from './tag-table.ts';
 
 const codes = syntaxAndTagCodes;
 const tagNames = blueprintTags.map((tag) => tag.name);
@@ -27,16 +33,28 @@ const kindWords = { scalar: 'a scalar', seq: 'a sequence', map: 'a mapping', ali
  * Depth follows the service: an `!Enumerate` is the innermost context for ALL its items, so
  * `!Value 1` in the iterable of an inner `!Enumerate` reaches the outer one; but a depth that
  * lands on an `!Enumerate` from its iterable (or output kind) finds no current item: an error.
- * `skip` leaves out subtrees checked elsewhere (entries, whose checks the language service keeps).
  */
-export function checkTags(root: BNode | undefined, skip: ReadonlySet<BNode> = NO_NODES): Problem[] {
+export function checkTags(root: BNode | undefined): Problem[] {
   const problems: Problem[] = [];
-  if (!root) return problems;
+  if (root) collectTagProblems(root, NO_NODES, problems);
+  return problems;
+}
+
+/** The tag rules, on each entry and then around the entries. */
+export const tagCheck: Check = {
+  id: 'tags',
+  checkEntry: (entry, context, problems) => collectTagProblems(entry, context.checked, problems),
+  checkBlueprint: (root, context, problems) => {
+    if (root) collectTagProblems(root, context.checked, problems);
+  },
+};
+
+function collectTagProblems(root: BNode, skip: ReadonlySet<BNode>, problems: Problem[]): void {
   const tagged = taggedNodes(root, skip);
   // Outside any !Enumerate every node has the same (empty) context: the tagged nodes are enough.
   if (!tagged.some((node) => node.tag === '!Enumerate')) {
     for (const node of tagged) checkOneTag(node, NO_FRAMES, problems);
-    return problems;
+    return;
   }
   // Two parallel stacks: no pair is allocated per node.
   const nodes: BNode[] = [root];
@@ -59,7 +77,6 @@ export function checkTags(root: BNode | undefined, skip: ReadonlySet<BNode> = NO
       }
     }
   }
-  return problems;
 }
 
 /** Reports the problems of one tagged node; returns the tag's info when the tag is known. */

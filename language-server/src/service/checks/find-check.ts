@@ -1,19 +1,13 @@
-import { hint, suggest } from './checks/suggestions.ts';
-import { problem, schemaCodes, syntaxAndTagCodes, withFix, withSuggestions, type Problem } from './problem.ts';
-import type { BNode, BScalar, BSeq } from './reading/blueprint-node.ts';
-import { isDeferred, NO_NODES } from './reading/node-queries.ts';
-import type { ModelInfo, SchemaIndex } from './schema/schema-index.ts';
+import { problem, schemaCodes, syntaxAndTagCodes, withFix, withSuggestions, type Problem } from '../problem.ts';
+import type { BNode, BScalar, BSeq } from '../reading/blueprint-node.ts';
+import { isDeferred, NO_NODES } from '../reading/node-queries.ts';
+import type { ModelInfo, SchemaIndex } from '../schema/schema-index.ts';
+import type { Check } from './check.ts';
+import { hint, suggest } from './suggestions.ts';
 import { taggedNodes } from './tagged-nodes.ts';
 
 const codes = syntaxAndTagCodes;
 const findTags: ReadonlySet<string> = new Set(['!Find', '!FindObject']);
-
-export interface FindCheckOptions {
-  /** Leaves out subtrees checked elsewhere (the entries, whose checks the language service keeps). */
-  skip?: ReadonlySet<BNode>;
-  /** The source text, to show values as written in messages; without it they are shown as read. */
-  text?: string;
-}
 
 /** Django's name for the primary key of any model, whatever its field is called. */
 const primaryKeyAlias = 'pk';
@@ -29,14 +23,32 @@ const primaryKeyAlias = 'pk';
  * and their writable fields, while !Find may search any model by any field.
  * Never throws.
  */
-export function checkFindTags(root: BNode | undefined, index: SchemaIndex, options: FindCheckOptions = {}): Problem[] {
-  const { skip = NO_NODES, text } = options;
+export function checkFindTags(root: BNode | undefined, index: SchemaIndex): Problem[] {
   const problems: Problem[] = [];
-  if (!root) return problems;
+  if (root) collectFindProblems(root, index, NO_NODES, undefined, problems);
+  return problems;
+}
+
+/** The `!Find` queries, in each entry and then around the entries. */
+export const findCheck: Check = {
+  id: 'find',
+  checkEntry: (entry, context, problems) =>
+    collectFindProblems(entry, context.index, context.checked, context.text, problems),
+  checkBlueprint: (root, context, problems) => {
+    if (root) collectFindProblems(root, context.index, context.checked, context.text, problems);
+  },
+};
+
+function collectFindProblems(
+  root: BNode,
+  index: SchemaIndex,
+  skip: ReadonlySet<BNode>,
+  text: string | undefined,
+  problems: Problem[],
+): void {
   for (const node of taggedNodes(root, skip)) {
     if (node.kind === 'seq' && findTags.has(node.tag!) && node.items.length > 0) checkFind(node, index, text, problems);
   }
-  return problems;
 }
 
 function checkFind(node: BSeq, index: SchemaIndex, text: string | undefined, problems: Problem[]): void {

@@ -1,5 +1,5 @@
-import type { BNode } from './reading/blueprint-node.ts';
-import { NO_NODES } from './reading/node-queries.ts';
+import type { BNode } from '../reading/blueprint-node.ts';
+import { NO_NODES } from '../reading/node-queries.ts';
 
 // Three checks look at tags only (the tag rules, `!Find` queries, `!KeyOf` references), and an
 // entry's tagged nodes are a few of its nodes: one walk per entry, shared, instead of one each.

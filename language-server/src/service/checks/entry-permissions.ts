@@ -1,9 +1,9 @@
-import { hint, suggest } from './checks/suggestions.ts';
-import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
-import type { BNode } from './reading/blueprint-node.ts';
-import { findEntry, firstLine, isDeferred, keyName } from './reading/node-queries.ts';
-import { isObject, nearest, type ModelInfo } from './schema/schema-index.ts';
-import { describeType, fitsType } from './schema/schema-types.ts';
+import { problem, schemaCodes, withSuggestions, type Problem } from '../problem.ts';
+import type { BNode } from '../reading/blueprint-node.ts';
+import { findEntry, firstLine, isDeferred, keyName } from '../reading/node-queries.ts';
+import { isObject, nearest, type ModelInfo } from '../schema/schema-index.ts';
+import { describeType, fitsType } from '../schema/schema-types.ts';
+import { hint, suggest } from './suggestions.ts';
 
 const codes = schemaCodes;
 

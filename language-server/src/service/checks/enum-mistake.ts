@@ -1,6 +1,6 @@
-import { closest } from './edit-distance.ts';
-import type { Range } from './problem.ts';
-import type { BNode } from './reading/blueprint-node.ts';
+import { closest } from '../edit-distance.ts';
+import type { Range } from '../problem.ts';
+import type { BNode } from '../reading/blueprint-node.ts';
 
 /** A Problems line is cut off: a long enumeration shows its first values and points to the hover. */
 const SHOWN_VALUES = 5;

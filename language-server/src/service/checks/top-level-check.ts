@@ -1,39 +1,46 @@
-import { hint, suggest } from './checks/suggestions.ts';
-import { problem, schemaCodes, withFix, withSuggestions, type Problem } from './problem.ts';
-import type { BMap, BNode, BScalar } from './reading/blueprint-node.ts';
-import { findEntry, isDeferred, keyName } from './reading/node-queries.ts';
-import { isObject, type SchemaIndex } from './schema/schema-index.ts';
-import { checkEntryAlone } from './validate-entry.ts';
-
-/** The checks of one entry (a node of an entries sequence); the language service memoizes them. */
-export type EntryCheck = (entry: BNode) => readonly Problem[];
-
-export interface ValidateBlueprintOptions {
-  /** The checks of each entry; default: `checkEntryAlone` with the same index. */
-  checkEntry?: EntryCheck;
-  /** The text the tree was read from: it tells `version: 1.0` from `version: 1` (both read as 1). */
-  text?: string;
-}
+import { problem, schemaCodes, withFix, withSuggestions, type Problem } from '../problem.ts';
+import type { BMap, BNode, BScalar } from '../reading/blueprint-node.ts';
+import { findEntry, isDeferred, keyName } from '../reading/node-queries.ts';
+import { isObject, type SchemaIndex } from '../schema/schema-index.ts';
+import type { Check } from './check.ts';
+import { hint, suggest } from './suggestions.ts';
 
 const codes = schemaCodes;
 
 /**
- * Schema checks of a whole blueprint, discriminator-first: the top level by hand, each entry by
- * its `model`, the fields of `attrs`/`identifiers` with that model's definition only.
- * Tagged values are resolved at apply time and are accepted wherever a value is expected.
+ * Schema checks of the top level, discriminator-first: the keys of the root, version, metadata and
+ * the shape of `entries` by hand. Each entry is left to the entry checks (by its `model`), which
+ * run on the entries `forEachEntry` visits. Tagged values are resolved at apply time and are
+ * accepted wherever a value is expected.
  */
-export function validateBlueprint(
-  root: BNode | undefined,
-  index: SchemaIndex,
-  options: ValidateBlueprintOptions = {},
-): Problem[] {
-  const { checkEntry = (node) => checkEntryAlone(node, index), text } = options;
-  const problems: Problem[] = [];
-  if (!root || isDeferred(root)) return problems;
+export const topLevelCheck: Check = {
+  id: 'top-level',
+  checkTopLevel: (root, context, problems) => checkTopLevel(root, context.index, context.text, problems),
+};
+
+/**
+ * Calls `visit` on each entry, in document order: the items of `entries`, or of each of its
+ * named groups (flattened in order). The parts the top level rejects or cannot judge (tagged,
+ * or not a sequence) have none.
+ */
+export function forEachEntry(root: BNode | undefined, visit: (entry: BNode) => void): void {
+  if (!root || isDeferred(root) || root.kind !== 'map') return;
+  const entries = findEntry(root, 'entries')?.value;
+  if (!entries || isDeferred(entries)) return;
+  if (entries.kind === 'seq') for (const item of entries.items) visit(item);
+  else if (entries.kind === 'map') {
+    for (const { value } of entries.entries) {
+      if (!isDeferred(value) && value.kind === 'seq') for (const item of value.items) visit(item);
+    }
+  }
+}
+
+function checkTopLevel(root: BNode | undefined, index: SchemaIndex, text: string, problems: Problem[]): void {
+  if (!root || isDeferred(root)) return;
   if (root.kind !== 'map') {
     const message = 'A blueprint must be a mapping with version, entries and optionally metadata and context.';
     problems.push(problem(codes, 'root-not-map', root.range, message));
-    return problems;
+    return;
   }
   for (const entry of root.entries) {
     const name = keyName(entry);
@@ -56,11 +63,10 @@ export function validateBlueprint(
 
   const entries = findEntry(root, 'entries');
   if (!entries) problems.push(problem(codes, 'entries-missing', start, 'The blueprint has no entries.'));
-  else checkEntries(entries.value, checkEntry, problems);
-  return problems;
+  else checkEntriesShape(entries.value, problems);
 }
 
-function checkVersion(value: BNode, index: SchemaIndex, text: string | undefined, problems: Problem[]): void {
+function checkVersion(value: BNode, index: SchemaIndex, text: string, problems: Problem[]): void {
   if (isDeferred(value)) return;
   const properties = isObject(index.root.properties) ? index.root.properties : {};
   const schema = isObject(properties.version) ? properties.version : {};
@@ -80,17 +86,17 @@ function checkVersion(value: BNode, index: SchemaIndex, text: string | undefined
 }
 
 /** A number written as a float (`1.0`, `1e0`, `!!float 1`), though its value is whole. */
-function writtenAsFloat(node: BScalar, text: string | undefined): boolean {
+function writtenAsFloat(node: BScalar, text: string): boolean {
   if (node.tag === 'tag:yaml.org,2002:float') return true;
   const source = sourceOf(node, text);
   return /^[-+]?\d*(\.\d*)?([eE][-+]?\d+)?$/.test(source) && /[.eE]/.test(source);
 }
 
-function sourceOf(node: BNode, text: string | undefined): string {
-  return text === undefined ? '' : text.slice(node.range[0], node.range[1]).trim();
+function sourceOf(node: BNode, text: string): string {
+  return text.slice(node.range[0], node.range[1]).trim();
 }
 
-function checkMetadata(key: BNode, value: BNode, text: string | undefined, problems: Problem[]): void {
+function checkMetadata(key: BNode, value: BNode, text: string, problems: Problem[]): void {
   if (isDeferred(value)) return;
   if (value.kind !== 'map') {
     const message = 'metadata must be a mapping with name (and optionally labels).';
@@ -107,7 +113,7 @@ function checkMetadata(key: BNode, value: BNode, text: string | undefined, probl
 }
 
 /** The service refuses to load a file whose label values are not all strings. */
-function checkLabels(labels: BNode, text: string | undefined, problems: Problem[]): void {
+function checkLabels(labels: BNode, text: string, problems: Problem[]): void {
   if (isDeferred(labels)) return;
   if (labels.kind !== 'map') {
     const message = 'metadata.labels must be a mapping of strings to strings.';
@@ -130,29 +136,22 @@ function checkLabels(labels: BNode, text: string | undefined, problems: Problem[
   }
 }
 
-function checkEntries(value: BNode, checkEntry: EntryCheck, problems: Problem[]): void {
-  if (isDeferred(value)) return;
-  if (value.kind === 'seq') {
-    for (const item of value.items) for (const found of checkEntry(item)) problems.push(found);
-    return;
-  }
+/** `entries` is a sequence, or a mapping of named groups that are each one. */
+function checkEntriesShape(value: BNode, problems: Problem[]): void {
+  if (isDeferred(value) || value.kind === 'seq') return;
   if (value.kind === 'map') {
-    checkGroups(value, checkEntry, problems);
+    checkGroups(value, problems);
     return;
   }
   const message = 'entries must be a sequence of entries, or a mapping of named groups (each a sequence of entries).';
   problems.push(problem(codes, 'entries-invalid', value.range, message));
 }
 
-function checkGroups(groups: BMap, checkEntry: EntryCheck, problems: Problem[]): void {
+function checkGroups(groups: BMap, problems: Problem[]): void {
   for (const { key, value } of groups.entries) {
-    if (isDeferred(value)) continue;
-    if (value.kind !== 'seq') {
-      const name = key.kind === 'scalar' ? String(key.value) : 'group';
-      const message = `The group '${name}' must be a sequence of entries.`;
-      problems.push(problem(codes, 'entries-invalid', value.range, message));
-      continue;
-    }
-    for (const item of value.items) for (const found of checkEntry(item)) problems.push(found);
+    if (isDeferred(value) || value.kind === 'seq') continue;
+    const name = key.kind === 'scalar' ? String(key.value) : 'group';
+    const message = `The group '${name}' must be a sequence of entries.`;
+    problems.push(problem(codes, 'entries-invalid', value.range, message));
   }
 }

@@ -1,29 +1,28 @@
-import { hint, suggest } from './checks/suggestions.ts';
-import { problem, schemaCodes, withSuggestions, type Problem } from './problem.ts';
-import type { BMap, BNode } from './reading/blueprint-node.ts';
-import { findEntry, firstLine, isDeferred, keyName } from './reading/node-queries.ts';
-import { caseSensitivePart, type ModelInfo, type SchemaIndex } from './schema/schema-index.ts';
-import { checkTags } from './tags.ts';
-import { validateFields } from './validate-fields.ts';
-import { validatePermissions } from './validate-permissions.ts';
+import { problem, schemaCodes, withSuggestions, type Problem } from '../problem.ts';
+import type { BMap, BNode } from '../reading/blueprint-node.ts';
+import { findEntry, firstLine, isDeferred, keyName } from '../reading/node-queries.ts';
+import { caseSensitivePart, type ModelInfo, type SchemaIndex } from '../schema/schema-index.ts';
+import type { Check } from './check.ts';
+import { validateFields } from './entry-fields.ts';
+import { validatePermissions } from './entry-permissions.ts';
+import { hint, suggest } from './suggestions.ts';
 
 const codes = schemaCodes;
 
 /**
- * Everything that can be said about one entry without looking at the others: its tags, its
- * keys, its model and that model's fields. (Cross-entry checks are `checkReferences`.)
+ * The schema of one entry, without looking at the others: its keys, its model and that model's
+ * fields and permissions. (Its tags are the tag check's; cross-entry rules the reference check's.)
  */
-export function checkEntryAlone(node: BNode, index: SchemaIndex): Problem[] {
-  const problems = checkTags(node);
-  validateEntry(node, index, problems);
-  return problems;
-}
+export const entryCheck: Check = {
+  id: 'entry',
+  checkEntry: (entry, context, problems) => validateEntry(entry, context.index, problems),
+};
 
 /**
  * One entry, discriminator first: `model` picks the one branch of the entry `oneOf` that applies,
  * and only that branch is used for the other keys.
  */
-export function validateEntry(node: BNode, index: SchemaIndex, problems: Problem[]): void {
+function validateEntry(node: BNode, index: SchemaIndex, problems: Problem[]): void {
   if (isDeferred(node)) return;
   if (node.kind !== 'map') {
     const message = 'An entry must be a mapping with at least model (and identifiers).';

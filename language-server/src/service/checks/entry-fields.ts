@@ -1,11 +1,11 @@
-import { hint } from './checks/suggestions.ts';
+import { problem, schemaCodes, withFix, withSuggestions, type Problem } from '../problem.ts';
+import type { BNode } from '../reading/blueprint-node.ts';
+import type { FieldError } from '../schema/field-validator.ts';
+import { escapePointer, resolvePointer } from '../schema/json-pointer.ts';
+import { isObject, nearest, type JsonObject, type ModelInfo, type SchemaIndex } from '../schema/schema-index.ts';
+import { describeType } from '../schema/schema-types.ts';
 import { enumMistake } from './enum-mistake.ts';
-import { problem, schemaCodes, withFix, withSuggestions, type Problem } from './problem.ts';
-import type { BNode } from './reading/blueprint-node.ts';
-import type { FieldError } from './schema/field-validator.ts';
-import { escapePointer, resolvePointer } from './schema/json-pointer.ts';
-import { isObject, nearest, type JsonObject, type ModelInfo, type SchemaIndex } from './schema/schema-index.ts';
-import { describeType } from './schema/schema-types.ts';
+import { hint } from './suggestions.ts';
 
 const codes = schemaCodes;
 
