@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { doComplete } from '../../language-server/src/service/completion.ts';
+import { doComplete } from '../../language-server/src/service/completion/completion.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { doComplete, knownLabels } from '../../language-server/src/service/completion.ts';
+import { doComplete } from '../../language-server/src/service/completion/completion.ts';
+import { knownLabels } from '../../language-server/src/service/completion/key-items.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import { isObject, type ModelInfo } from '../../language-server/src/service/schema/schema-index.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { documentSymbols, type BlueprintSymbol } from '../../language-server/src/service/document-symbols.ts';
-import { foldingRanges } from '../../language-server/src/service/folding.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
+import { documentSymbols, type BlueprintSymbol } from '../../language-server/src/service/symbols/document-symbols.ts';
+import { foldingRanges } from '../../language-server/src/service/symbols/folding.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
 import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
 

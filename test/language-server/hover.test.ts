@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { doHover } from '../../language-server/src/service/hover.ts';
+import { doHover } from '../../language-server/src/service/hover/hover.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import { randomSource } from '../../server/demo/random-source.ts';

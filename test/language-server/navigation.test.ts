@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { quickFixes } from '../../language-server/src/service/code-actions.ts';
+import { quickFixes } from '../../language-server/src/service/code-actions/quick-fixes.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import {
   findDefinition,
   findReferences,
   prepareRename,
   renameId,
-} from '../../language-server/src/service/navigation.ts';
+} from '../../language-server/src/service/navigation/navigation.ts';
 import type { TextEdit } from '../../language-server/src/service/problem.ts';
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import { randomSource } from '../../server/demo/random-source.ts';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkFindTags } from '../../language-server/src/service/checks/find-check.ts';
 import { readFormat } from '../../language-server/src/service/checks/format-string.ts';
-import { quickFixes } from '../../language-server/src/service/code-actions.ts';
+import { quickFixes } from '../../language-server/src/service/code-actions/quick-fixes.ts';
 import { createLanguageService } from '../../language-server/src/service/language-service.ts';
 import { allCodes } from '../../language-server/src/service/problem.ts';
 import { scalarNode, seqNode, type BNode } from '../../language-server/src/service/reading/blueprint-node.ts';

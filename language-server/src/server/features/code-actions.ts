@@ -1,5 +1,5 @@
 import { CodeActionKind, type CodeAction, type ServerCapabilities } from 'vscode-languageserver';
-import { quickFixes } from '../../service/code-actions.ts';
+import { quickFixes } from '../../service/code-actions/quick-fixes.ts';
 import { toDiagnostic, toOffsets, toRange } from '../convert.ts';
 import type { FeatureContext } from './feature-context.ts';
 

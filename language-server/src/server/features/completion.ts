@@ -9,7 +9,8 @@ import {
   type Range,
   type ServerCapabilities,
 } from 'vscode-languageserver';
-import { doComplete, type CompletionEntry, type CompletionKind } from '../../service/completion.ts';
+import type { CompletionEntry, CompletionKind } from '../../service/completion/completion-site.ts';
+import { doComplete } from '../../service/completion/completion.ts';
 import { toRange } from '../convert.ts';
 import type { FeatureContext } from './feature-context.ts';
 

@@ -5,7 +5,11 @@ import {
   type ServerCapabilities,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { documentSymbols, type BlueprintSymbol, type BlueprintSymbolKind } from '../../service/document-symbols.ts';
+import {
+  documentSymbols,
+  type BlueprintSymbol,
+  type BlueprintSymbolKind,
+} from '../../service/symbols/document-symbols.ts';
 import { toRange } from '../convert.ts';
 import type { FeatureContext } from './feature-context.ts';
 

@@ -1,5 +1,5 @@
 import type { FoldingRange, FoldingRangeParams, ServerCapabilities } from 'vscode-languageserver';
-import { foldingRanges } from '../../service/folding.ts';
+import { foldingRanges } from '../../service/symbols/folding.ts';
 import type { FeatureContext } from './feature-context.ts';
 
 /** `textDocument/foldingRange`: line folds of sections, groups, entries and their nested blocks. */

@@ -1,5 +1,5 @@
 import { MarkupKind, type HoverParams, type ServerCapabilities } from 'vscode-languageserver';
-import { doHover } from '../../service/hover.ts';
+import { doHover } from '../../service/hover/hover.ts';
 import { toRange } from '../convert.ts';
 import type { FeatureContext } from './feature-context.ts';
 

@@ -1,5 +1,5 @@
 import { ResponseError, type Location, type ServerCapabilities, type WorkspaceEdit } from 'vscode-languageserver';
-import { findDefinition, findReferences, prepareRename, renameId } from '../../service/navigation.ts';
+import { findDefinition, findReferences, prepareRename, renameId } from '../../service/navigation/navigation.ts';
 import { toRange } from '../convert.ts';
 import type { FeatureContext } from './feature-context.ts';
 

@@ -1,4 +1,4 @@
-import type { Problem, Range, TextEdit } from './problem.ts';
+import type { Problem, Range, TextEdit } from '../problem.ts';
 
 export interface QuickFix {
   title: string;

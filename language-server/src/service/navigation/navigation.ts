@@ -1,8 +1,8 @@
-import { keyOfNodes, outcomeOf } from './checks/reference-check.ts';
-import type { Range, TextEdit } from './problem.ts';
-import { entryAt, keyOfIdRange, listEntries, type EntryRef } from './reading/blueprint-entries.ts';
-import type { BNode } from './reading/blueprint-node.ts';
-import { pathAt } from './reading/node-path.ts';
+import { keyOfNodes, outcomeOf } from '../checks/reference-check.ts';
+import type { Range, TextEdit } from '../problem.ts';
+import { entryAt, keyOfIdRange, listEntries, type EntryRef } from '../reading/blueprint-entries.ts';
+import type { BNode } from '../reading/blueprint-node.ts';
+import { pathAt } from '../reading/node-path.ts';
 
 /** A `!KeyOf` reference and the entry it resolves to (as the service resolves it), if any. */
 export interface KeyOfReference {

@@ -1,7 +1,7 @@
-import type { Range } from './problem.ts';
-import { entryGroups, listEntries, type EntryRef } from './reading/blueprint-entries.ts';
-import type { BEntry, BNode } from './reading/blueprint-node.ts';
-import { findEntry, isDeferred, keyName } from './reading/node-queries.ts';
+import type { Range } from '../problem.ts';
+import { entryGroups, listEntries, type EntryRef } from '../reading/blueprint-entries.ts';
+import type { BEntry, BNode } from '../reading/blueprint-node.ts';
+import { findEntry, isDeferred, keyName } from '../reading/node-queries.ts';
 
 /**
  * What a symbol of the outline stands for.

@@ -1,15 +1,15 @@
-import { identifiersText } from './document-symbols.ts';
-import { navigationIndex } from './navigation.ts';
-import type { Range } from './problem.ts';
-import { entryAt, listEntries, type EntryRef } from './reading/blueprint-entries.ts';
-import type { BNode } from './reading/blueprint-node.ts';
-import { pathAt, type PathStep } from './reading/node-path.ts';
-import { keyName } from './reading/node-queries.ts';
-import { lineIndexOf } from './reading/text-document.ts';
-import { resolvePointer } from './schema/json-pointer.ts';
-import { caseSensitivePart, isObject, type JsonObject, type SchemaIndex } from './schema/schema-index.ts';
-import { describeType } from './schema/schema-types.ts';
-import { tagsByName, type TagInfo } from './tag-table.ts';
+import { navigationIndex } from '../navigation/navigation.ts';
+import type { Range } from '../problem.ts';
+import { entryAt, listEntries, type EntryRef } from '../reading/blueprint-entries.ts';
+import type { BNode } from '../reading/blueprint-node.ts';
+import { pathAt, type PathStep } from '../reading/node-path.ts';
+import { keyName } from '../reading/node-queries.ts';
+import { lineIndexOf } from '../reading/text-document.ts';
+import { resolvePointer } from '../schema/json-pointer.ts';
+import { caseSensitivePart, isObject, type JsonObject, type SchemaIndex } from '../schema/schema-index.ts';
+import { describeType } from '../schema/schema-types.ts';
+import { identifiersText } from '../symbols/document-symbols.ts';
+import { tagsByName, type TagInfo } from '../tag-table.ts';
 
 /** What to show for the thing under the cursor, and the text it is about. */
 export interface HoverResult {

@@ -1,6 +1,6 @@
+import { resolvePointer } from '../schema/json-pointer.ts';
+import { isObject, type JsonObject, type SchemaIndex } from '../schema/schema-index.ts';
 import type { ContextStep } from './completion-context.ts';
-import { resolvePointer } from './schema/json-pointer.ts';
-import { isObject, type JsonObject, type SchemaIndex } from './schema/schema-index.ts';
 
 /** The schema facts completion shows and decides by: the schemas under a step, their types, a summary. */
 

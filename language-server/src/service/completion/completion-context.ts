@@ -1,3 +1,4 @@
+import type { Range } from '../problem.ts';
 import {
   closingQuote,
   enclosingNodes,
@@ -10,7 +11,6 @@ import {
   siblingsBelow,
   type LineNode,
 } from './completion-lines.ts';
-import type { Range } from './problem.ts';
 
 /**
  * Where the cursor is in a blueprint, read from the text alone: while someone types, the line

@@ -1,6 +1,6 @@
-import type { Range } from './problem.ts';
-import type { BNode } from './reading/blueprint-node.ts';
-import { lineIndexOf } from './reading/text-document.ts';
+import type { Range } from '../problem.ts';
+import type { BNode } from '../reading/blueprint-node.ts';
+import { lineIndexOf } from '../reading/text-document.ts';
 
 /** Lines to fold, 0-based; `endLine` is the last line of the fold (it is hidden with the body). */
 export interface LineFold {
