@@ -13,7 +13,7 @@ import pino from 'pino';
 import { createAccount } from '../server/accounts/account.service.ts';
 import { issueApiKey } from '../server/api-keys/api-key.service.ts';
 import { openOrm } from '../server/db/orm.ts';
-import { syncAccount, syncHoldings } from '../server/jobs/account-sync.task.ts';
+import { syncAccount, syncHoldings } from '../server/accounts/account-sync.ts';
 import { createUserWithFamily } from '../server/users/user.service.ts';
 import { randomSource } from '../server/demo/random-source.ts';
 import { startChild } from './children.ts';

@@ -9,10 +9,10 @@
  */
 import http from 'node:http';
 import pg from 'pg';
-import { readListing, runStatement } from '../server/db/sql.ts';
-import { pageRequest, paginationMeta, type PageRequest } from '../server/http/pagination.ts';
+import { readListing, runStatement } from '../server/core/sql.ts';
+import { pageRequest, paginationMeta, type PageRequest } from '../server/core/pagination.ts';
 import type { RequestBody } from '../server/http/contract.ts';
-import { signedAmount } from '../server/money/signed-amount.ts';
+import { signedAmount } from '../server/core/money/signed-amount.ts';
 import { transactionCreateStatement } from '../server/transactions/transaction.create-statement.ts';
 import {
   transactionByIdStatement,
@@ -80,22 +80,24 @@ async function readJson(request: http.IncomingMessage): Promise<any> {
 type CreateBody = RequestBody<'createTransaction'>;
 
 /**
- * The service's create statement (transaction.create-statement.ts: lock the account, write, queue
- * its sync) for a create without category, merchant or tags, in a family without rules.
+ * The service's create statement (transaction.create-statement.ts: lock the account, apply the
+ * family's rules, write, queue its sync) for a create without category, merchant or tags.
  */
 async function insertTransaction(input: CreateBody['transaction']): Promise<string> {
-  const { statement, id } = transactionCreateStatement({
-    familyId,
-    accountId: input.account_id,
-    date: input.date,
-    amount: signedAmount(input.amount, input.nature),
-    currency: input.currency ?? null,
-    name: (input.name ?? input.description ?? '').trim(),
-    notes: input.notes ?? null,
-  });
-  const [outcome] = await runStatement<{ has_rules: boolean }>(pool, statement);
+  const { statement, id } = transactionCreateStatement(
+    {
+      familyId,
+      accountId: input.account_id,
+      date: input.date,
+      amount: signedAmount(input.amount, input.nature),
+      currency: input.currency ?? null,
+      name: (input.name ?? input.description ?? '').trim(),
+      notes: input.notes ?? null,
+    },
+    { category: true, merchant: true, tags: true },
+  );
+  const [outcome] = await runStatement(pool, statement);
   if (!outcome) throw new NotFound('Account not found');
-  if (outcome.has_rules) throw new Error('the limit server does not apply rules');
   return id;
 }
 

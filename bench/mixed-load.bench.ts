@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AutocannonRequest, AutocannonResult } from 'autocannon';
-import { syncAccount } from '../server/jobs/account-sync.task.ts';
+import { syncAccount } from '../server/accounts/account-sync.ts';
 import { startChild, type ChildServer } from './children.ts';
 import { CpuSampler, type CpuFigures } from './cpu-usage.ts';
 import { run, type LoadOptions, type Scenario } from './load.ts';

@@ -1,4 +1,4 @@
-import { containsPattern, type ListingQuery } from '../server/db/sql.ts';
+import { containsPattern, type ListingQuery } from '../server/core/sql.ts';
 import { transactionListing, type TransactionFilters } from '../server/transactions/transaction.queries.ts';
 
 /**

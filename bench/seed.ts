@@ -3,7 +3,7 @@ import { Account, type AccountType } from '../server/accounts/account.entity.ts'
 import { issueApiKey } from '../server/api-keys/api-key.service.ts';
 import { Category } from '../server/categories/category.entity.ts';
 import { Merchant } from '../server/merchants/merchant.entity.ts';
-import { toDecimal } from '../server/money/money.ts';
+import { toDecimal } from '../server/core/money/money.ts';
 import { Tag } from '../server/tags/tag.entity.ts';
 import { insertTransactions, type BulkTransaction } from '../server/transactions/transaction.bulk-insert.ts';
 import { createUserWithFamily } from '../server/users/user.service.ts';

@@ -13,7 +13,7 @@ import type { CredentialRow } from '../server/http/access-gate.ts';
 import { CredentialCache } from '../server/http/credential-cache.ts';
 import { loadConfig } from '../server/config.ts';
 import { ormOptions } from '../server/db/orm.ts';
-import { createLogger } from '../server/logger.ts';
+import { createLogger } from '../server/core/logger.ts';
 import './query-counter.ts';
 import { serveChild } from './serve-child.ts';
 

@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../server/config.ts';
 import { startWorker } from '../server/jobs/worker.ts';
-import { createLogger } from '../server/logger.ts';
+import { createLogger } from '../server/core/logger.ts';
 
 const config = loadConfig();
 const worker = await startWorker({

@@ -22,12 +22,12 @@ import { disableSecondFactor, enableSecondFactor } from '../server/auth/second-f
 import { loadSealingKey } from '../server/auth/secret-box.ts';
 import { loadConfig, type Config } from '../server/config.ts';
 import { resolveDatabase } from '../server/db/database.ts';
-import { sql } from '../server/db/sql.ts';
+import { sql } from '../server/core/sql.ts';
 import { openOrm, type EntityManager } from '../server/db/orm.ts';
-import { isKnownCurrency } from '../server/money/money.ts';
+import { isKnownCurrency } from '../server/core/money/money.ts';
 import { User } from '../server/users/user.entity.ts';
 import { createUserWithFamily, EmailTaken } from '../server/users/user.service.ts';
-import { createLogger } from '../server/logger.ts';
+import { createLogger } from '../server/core/logger.ts';
 
 class UsageError extends Error {}
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isKnownCurrency } from './money/money.ts';
+import { isKnownCurrency } from './core/money/money.ts';
 
 /** Every setting of the service, read once from the environment. */
 export interface Config {

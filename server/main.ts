@@ -8,10 +8,11 @@ import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
 import { openOrm } from './db/orm.ts';
 import { ensureDemoAccess } from './demo/demo-access.ts';
-import { pruneRateLimits } from './http/access-gate.ts';
+import { pruneRateLimits } from './core/rate-limit.ts';
+import { sqlOn } from './core/sql.ts';
 import { createHttpServer } from './http/http-server.ts';
 import { startWorker } from './jobs/worker.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from './core/logger.ts';
 
 /** Process entry: config -> database -> migrations -> demo data -> HTTP; stops in reverse order on a signal. */
 async function main(): Promise<void> {
@@ -63,7 +64,9 @@ async function main(): Promise<void> {
 
   // Forget rate-limit counters of clients not seen for a whole window, and expired sign-in codes.
   const pruning = setInterval(() => {
-    pruneRateLimits(orm.em.fork()).catch((error: unknown) => logger.warn({ err: error }, 'pruning rate limits failed'));
+    pruneRateLimits(sqlOn(orm.em.fork())).catch((error: unknown) =>
+      logger.warn({ err: error }, 'pruning rate limits failed'),
+    );
     pruneSsoRecords(orm.em.fork(), Date.now()).catch((error: unknown) =>
       logger.warn({ err: error }, 'pruning sign-in codes failed'),
     );

@@ -2,7 +2,7 @@ import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
 import { openOrm } from './db/orm.ts';
 import { startWorker } from './jobs/worker.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from './core/logger.ts';
 
 /** `npm run worker`: the background jobs alone (with `WORKER_ENABLED=false` on the API processes). */
 async function main(): Promise<void> {

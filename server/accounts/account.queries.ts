@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pagedRows, sql, type ListingQuery } from '../db/sql.ts';
+import { pagedRows, sql, type ListingQuery } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
-import type { PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../core/pagination.ts';
 import type { AccountStatus, AccountType } from './account.entity.ts';
 import type { AccountRow } from './account.view.ts';
 

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { flushUniqueName } from '../db/flush-unique.ts';
+import { flushUniqueName } from '../core/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
 import { ValidationFailed } from '../core/errors.ts';
-import { isKnownCurrency, toDecimal } from '../money/money.ts';
+import { isKnownCurrency, toDecimal } from '../core/money/money.ts';
 import { Account, type AccountType } from './account.entity.ts';
 
 export interface NewAccount {

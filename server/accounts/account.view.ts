@@ -1,4 +1,4 @@
-import { formatMoney, toMinorUnits } from '../money/money.ts';
+import { formatMoney, toMinorUnits } from '../core/money/money.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
 import type { AccountStatus, AccountType } from './account.entity.ts';
 

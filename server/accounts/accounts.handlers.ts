@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/contract.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findAccount, searchAccounts } from './account.queries.ts';
 import { createAccount } from './account.service.ts';
 import { accountView } from './account.view.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../db/sql.ts';
-import { writeUnit } from '../db/write-unit.ts';
+import { sql } from '../core/sql.ts';
+import { writeUnit } from '../core/write-unit.ts';
 import { digestSecret, newSecretToken } from './secret-token.ts';
 
 /** Lifetime of an access token: 30 days (finance-api.md). */

@@ -1,5 +1,5 @@
-import { sql } from '../db/sql.ts';
-import { writeUnit } from '../db/write-unit.ts';
+import { sql } from '../core/sql.ts';
+import { writeUnit } from '../core/write-unit.ts';
 import { BadRequest, Forbidden, Unauthorized } from '../core/errors.ts';
 import type { Handlers } from '../http/contract.ts';
 import { readDevice, refreshTokens, signInDevice } from './access-tokens.ts';

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
-import { sql } from '../db/sql.ts';
-import { counterUpsert } from '../http/access-gate.ts';
-import { RateLimited } from '../core/errors.ts';
+import { sql, sqlOn } from '../core/sql.ts';
+import { countOnePoint, refuseBeyond, type WindowCounter } from '../core/rate-limit.ts';
 
 export type LoginThrottleConfig = Pick<
   Config,
@@ -15,11 +14,8 @@ export interface SignInAttempt {
   succeeded(): Promise<void>;
 }
 
-interface Counter {
-  key: string;
+interface Counter extends WindowCounter {
   limit: number;
-  points: number;
-  expire: string;
 }
 
 /**
@@ -42,17 +38,14 @@ export async function beginSignInAttempt(
   ].filter((counter) => counter.limit > 0);
   if (!counters.length) return { succeeded: async () => {} };
 
-  const rows = await sql<{ key: string; points: number; expire: string }>(
-    em,
-    counterUpsert('select key, 1, ?::bigint from unnest(?::text[]) as key'),
-    [now + windowMs, counters.map((counter) => counter.key), windowMs, windowMs],
+  const rows = await countOnePoint(
+    sqlOn(em),
+    counters.map((counter) => counter.key),
+    windowMs,
+    now,
   );
   const counted: Counter[] = rows.map((row) => ({ ...row, limit: counters.find((c) => c.key === row.key)!.limit }));
-  const exceeded = counted.find((counter) => counter.points > counter.limit);
-  if (exceeded) {
-    const reset = Math.max(1, Math.ceil((Number(exceeded.expire) - now) / 1000));
-    throw new RateLimited(exceeded.limit, exceeded.points, reset);
-  }
+  for (const counter of counted) refuseBeyond(counter, counter.limit, now);
   return {
     async succeeded() {
       // Only within the same window: a counter that started over owes this attempt nothing.

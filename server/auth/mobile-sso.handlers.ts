@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { sql } from '../db/sql.ts';
+import { sql } from '../core/sql.ts';
 import type { Handlers } from '../http/contract.ts';
 import { readDevice, type Device } from './access-tokens.ts';
 import type { AuthDependencies } from './auth-dependencies.ts';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../db/sql.ts';
+import { sql } from '../core/sql.ts';
 import { Unauthorized } from '../core/errors.ts';
 import { hashPassword, verifyPassword } from '../users/password.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../core/clock.ts';
 import { beginSignInAttempt, type LoginThrottleConfig } from './login-throttle.ts';
 import { verifySecondFactor } from './second-factor.ts';
 

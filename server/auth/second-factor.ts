@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../db/sql.ts';
+import { sql } from '../core/sql.ts';
 import { open, seal } from './secret-box.ts';
 import { claimTotpStep, newTotpSecret, totpStep } from './totp.ts';
 

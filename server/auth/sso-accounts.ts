@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../db/sql.ts';
+import { sql } from '../core/sql.ts';
 import { ValidationFailed } from '../core/errors.ts';
 import { USER_COLUMNS, type SignInUser } from './password-sign-in.ts';
 import type { PendingSignIn } from './sso-codes.ts';

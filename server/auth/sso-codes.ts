@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../db/sql.ts';
+import { sql } from '../core/sql.ts';
 import type { Device } from './access-tokens.ts';
 import { digestSecret, newSecretToken } from './secret-token.ts';
 

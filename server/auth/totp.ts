@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Secret, TOTP } from 'otpauth';
-import { sql } from '../db/sql.ts';
+import { sql } from '../core/sql.ts';
 
 const PERIOD_SECONDS = 30;
 const ISSUER = 'Household Finance';

@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/contract.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { categoryView, findCategory, searchCategories } from './category.queries.ts';
 import { createCategory } from './category.service.ts';
 

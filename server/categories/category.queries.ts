@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { pagedRows, sql } from '../db/sql.ts';
+import { pagedRows, sql } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
-import type { PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../core/pagination.ts';
 
 export interface CategoryRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { flushUniqueName } from '../db/flush-unique.ts';
+import { flushUniqueName } from '../core/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
 import { ValidationFailed } from '../core/errors.ts';
 import { Category } from './category.entity.ts';

@@ -14,7 +14,7 @@ import { Migration20261126010000_imports } from './migrations/Migration202611260
 import { Migration20261127000000_chats } from './migrations/Migration20261127000000_chats.ts';
 import { Migration20261128000000_transaction_search } from './migrations/Migration20261128000000_transaction_search.ts';
 import { Migration20261128010000_credential_notifications } from './migrations/Migration20261128010000_credential_notifications.ts';
-import { installJobQueue } from '../jobs/job-queue.ts';
+import { installJobQueue } from '../core/job-queue.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey } from '../api-keys/api-key.entity.ts';
 import { digestApiKey } from '../api-keys/api-key.secret.ts';
 import { issueApiKey } from '../api-keys/api-key.service.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../core/logger.ts';
 import { User } from '../users/user.entity.ts';
 import { createDemoHousehold, DEMO_EMAIL } from './demo-household.ts';
 

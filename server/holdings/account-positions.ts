@@ -1,4 +1,4 @@
-import type { Statement } from '../db/sql.ts';
+import type { Statement } from '../core/sql.ts';
 import { positions, type Position } from './holding.positions.ts';
 
 /** Runs one statement on the caller's connection (a job's client, or a request's transaction). */

@@ -1,7 +1,7 @@
 import type { EntityManager } from '../db/orm.ts';
-import { dateRange, pagedRows, sql, type ListingQuery } from '../db/sql.ts';
+import { dateRange, pagedRows, sql, type ListingQuery } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
-import type { PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../core/pagination.ts';
 import type { HoldingRow } from './holding.view.ts';
 
 export interface HoldingFilters {

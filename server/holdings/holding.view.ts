@@ -1,6 +1,6 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { formatMoney, toMinorUnits, trimDecimal } from '../money/money.ts';
+import { formatMoney, toMinorUnits, trimDecimal } from '../core/money/money.ts';
 
 /** A holding as read by the holding queries, with its account and security. */
 export interface HoldingRow {

@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/contract.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findHolding, searchHoldings } from './holding.queries.ts';
 import { holdingView } from './holding.view.ts';
 

@@ -2,9 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Scope } from '../api-keys/api-key.entity.ts';
 import { digestApiKey } from '../api-keys/api-key.secret.ts';
 import { SECRET_TOKEN_SHAPE, digestSecret } from '../auth/secret-token.ts';
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
 import type { Config } from '../config.ts';
-import { sql } from '../db/sql.ts';
+import { counterUpsert, secondsUntilReset } from '../core/rate-limit.ts';
+import { sql } from '../core/sql.ts';
 import { RateLimited, Unauthorized } from '../core/errors.ts';
 import { rateLimitHeaders } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -60,19 +61,6 @@ interface GateRow {
 
 const KEY_SHAPE = /^[0-9a-f]{64}$/;
 
-/**
- * Adds points to one fixed-window counter of `rate_limits`: a new window starts once the previous
- * one has expired. Takes `valuesSql` (rows of key, points, expire) and then the window length twice.
- */
-export function counterUpsert(valuesSql: string): string {
-  return `insert into rate_limits (key, points, expire) ${valuesSql}
-    on conflict (key) do update set
-      points = case when rate_limits.expire <= excluded.expire - ? then excluded.points
-        else rate_limits.points + excluded.points end,
-      expire = case when rate_limits.expire <= excluded.expire - ? then excluded.expire else rate_limits.expire end
-    returning key, points, expire::text as expire`;
-}
-
 const API_KEY_SQL = `
   select k.id, 'credential:api_key:' || k.id as counter_key, k.scope, k.expires_at, k.revoked_at,
     u.id as user_id, u.family_id, u.active, u.ai_enabled
@@ -98,10 +86,6 @@ function credentialLookup(
   return request.apiKey && KEY_SHAPE.test(request.apiKey)
     ? { sql: API_KEY_SQL, digest: digestApiKey(request.apiKey), kind: 'api_key' }
     : undefined;
-}
-
-function resetSeconds(counter: WindowCount, now: number): number {
-  return Math.max(1, Math.ceil((Number(counter.expire) - now) / 1000));
 }
 
 /**
@@ -191,10 +175,10 @@ export function createAccessGate(
     }
 
     if (address && address.points > perAddress) {
-      throw new RateLimited(perAddress, address.points, resetSeconds(address, now));
+      throw new RateLimited(perAddress, address.points, secondsUntilReset(address, now));
     }
     const addressHeaders = address
-      ? rateLimitHeaders(perAddress, perAddress - address.points, resetSeconds(address, now))
+      ? rateLimitHeaders(perAddress, perAddress - address.points, secondsUntilReset(address, now))
       : {};
     if (!request.secured) return { headers: addressHeaders };
 
@@ -205,7 +189,7 @@ export function createAccessGate(
       throw new Unauthorized();
     }
     if (counted && counted.points > perCredential) {
-      throw new RateLimited(perCredential, counted.points, resetSeconds(counted, now));
+      throw new RateLimited(perCredential, counted.points, secondsUntilReset(counted, now));
     }
     return {
       principal: {
@@ -216,14 +200,8 @@ export function createAccessGate(
         credential: { kind: lookup!.kind, id: credential.id },
       },
       headers: counted
-        ? rateLimitHeaders(perCredential, perCredential - counted.points, resetSeconds(counted, now))
+        ? rateLimitHeaders(perCredential, perCredential - counted.points, secondsUntilReset(counted, now))
         : addressHeaders,
     };
   };
-}
-
-/** Deletes counters whose window ended long ago, so the table holds only live clients. */
-export async function pruneRateLimits(em: EntityManager): Promise<number> {
-  const rows = await sql<{ key: string }>(em, 'delete from rate_limits where expire < ? returning key', [Date.now()]);
-  return rows.length;
 }

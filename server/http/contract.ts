@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { operations } from './api-types.generated.ts';
+import type { operations } from '../core/api-types.generated.ts';
 import type { Principal } from './principal.ts';
 
 /** The operationIds of the contract. */

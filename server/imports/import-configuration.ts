@@ -1,4 +1,4 @@
-import type { components } from '../http/api-types.generated.ts';
+import type { components } from '../core/api-types.generated.ts';
 
 export type ImportType = components['schemas']['ImportType'];
 export type ImportStatus = components['schemas']['ImportStatus'];

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../db/sql.ts';
+import { sql } from '../core/sql.ts';
 import { ImportFileProblem, readImportRows, type ReadContext, type ReadRow } from './row-reader.ts';
 
 /** Rows written per statement: large enough to amortise the round trip, small enough for memory. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CSV_CONTENT_LIMIT } from '../config.ts';
-import { sql } from '../db/sql.ts';
-import { writeUnit } from '../db/write-unit.ts';
+import { sql } from '../core/sql.ts';
+import { writeUnit } from '../core/write-unit.ts';
 import { NotFound, ValidationFailed } from '../core/errors.ts';
 import {
   changedConfiguration,
@@ -10,8 +10,9 @@ import {
   type ImportConfiguration,
   type ImportType,
 } from './import-configuration.ts';
+import { publishProblem, startImporting, startReverting } from './import-lifecycle.ts';
 import { stageRows } from './import-staging.ts';
-import { findImport, type ImportRecord } from './import.queries.ts';
+import { findImport } from './import.queries.ts';
 
 type ConfigurationInput = Partial<{ [K in keyof ImportConfiguration]: ImportConfiguration[K] }>;
 
@@ -116,27 +117,6 @@ export async function updateImport(
   });
 }
 
-/** Queues an import's job in the caller's transaction: one job key per import, 3 attempts at most. */
-async function queueImportJob(tx: EntityManager, task: 'import_process' | 'import_revert', id: string): Promise<void> {
-  await sql(
-    tx,
-    `select graphile_worker.add_job(?, json_build_object('import_id', ?::uuid), job_key := ?, max_attempts := 3)`,
-    [task, id, `import:${id}`],
-  );
-}
-
-/** Why an import cannot be published, or undefined when it can. */
-function publishProblem(record: ImportRecord): string | undefined {
-  if (record.status !== 'pending') return `Only a pending import can be published (this one is ${record.status})`;
-  if (record.error) return `The CSV cannot be read with this configuration: ${record.error}`;
-  if (record.rows_count === 0) return 'The import has no rows';
-  if (record.invalid_rows_count > 0) {
-    const rows = record.invalid_rows_count === 1 ? '1 invalid row' : `${record.invalid_rows_count} invalid rows`;
-    return `The import has ${rows}; fix the configuration or the CSV first`;
-  }
-  return undefined;
-}
-
 /**
  * Marks a pending, valid import `importing` and queues its job, in the caller's transaction (the
  * job exists exactly when the status says so). `quiet`: an import created with `publish: "true"`
@@ -149,12 +129,7 @@ export async function queuePublish(tx: EntityManager, familyId: string, id: stri
     if (options.quiet) return;
     throw new ValidationFailed([{ message: problem }]);
   }
-  await sql(
-    tx,
-    `update imports set status = 'importing', error = null, imported_count = 0, updated_at = now() where id = ?`,
-    [id],
-  );
-  await queueImportJob(tx, 'import_process', id);
+  await startImporting(tx, id);
 }
 
 export function publishImport(em: EntityManager, familyId: string, id: string): Promise<void> {
@@ -164,13 +139,6 @@ export function publishImport(em: EntityManager, familyId: string, id: string): 
 /** Marks a complete (or revert_failed) import `reverting` and queues the job that undoes it. */
 export function revertImport(em: EntityManager, familyId: string, id: string): Promise<void> {
   return writeUnit(em, async (tx) => {
-    const record = await findImport(tx, familyId, id, true);
-    if (record.status !== 'complete' && record.status !== 'revert_failed') {
-      throw new ValidationFailed([
-        { message: `Only a complete import can be reverted (this one is ${record.status})` },
-      ]);
-    }
-    await sql(tx, `update imports set status = 'reverting', error = null, updated_at = now() where id = ?`, [id]);
-    await queueImportJob(tx, 'import_revert', id);
+    await startReverting(tx, await findImport(tx, familyId, id, true));
   });
 }

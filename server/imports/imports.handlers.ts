@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/contract.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findImport, importDetailView, importView, searchImportRows, searchImports } from './import.queries.ts';
 import { createImport, publishImport, revertImport, updateImport } from './import.service.ts';
 

@@ -1,8 +1,8 @@
 import { ACCOUNT_TYPES } from '../accounts/account.entity.ts';
 import { ValidationFailed } from '../core/errors.ts';
-import { BOUNDS, SCALE } from '../money/bounds.ts';
-import { decimalInput } from '../money/decimal-input.ts';
-import { isKnownCurrency, negate } from '../money/money.ts';
+import { BOUNDS, SCALE } from '../core/money/bounds.ts';
+import { decimalInput } from '../core/money/decimal-input.ts';
+import { isKnownCurrency, negate } from '../core/money/money.ts';
 import type { ImportType, NumberFormat } from './import-configuration.ts';
 import type { FieldKey } from './import-types.ts';
 import { dateWithinImportRange, type DateReader } from './parsing/date-format.ts';

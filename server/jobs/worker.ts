@@ -2,11 +2,11 @@ import { run, runOnce, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { AiProviderConfig } from '../config.ts';
-import { accountSyncTask } from './account-sync.task.ts';
-import { assistantReplyTask } from './assistant-reply.task.ts';
-import { importProcessTask } from './import-process.task.ts';
-import { importRevertTask } from './import-revert.task.ts';
-import { workerLogger } from './job-queue.ts';
+import { accountSyncTask } from '../accounts/account-sync.task.ts';
+import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
+import { importProcessTask } from '../imports/import-process.task.ts';
+import { importRevertTask } from '../imports/import-revert.task.ts';
+import { workerLogger } from '../core/job-queue.ts';
 import { startWorkerLiveness } from './worker-liveness.ts';
 
 /** What tasks need beyond the database: the assistant's model server, if one is configured. */

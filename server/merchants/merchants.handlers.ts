@@ -1,8 +1,8 @@
-import { flushUniqueName } from '../db/flush-unique.ts';
+import { flushUniqueName } from '../core/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
 import type { Handlers } from '../http/contract.ts';
 import { ValidationFailed } from '../core/errors.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { Merchant } from './merchant.entity.ts';
 import { findMerchant, merchantView, searchMerchants } from './merchant.queries.ts';
 

@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/contract.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findSecurity, searchSecurities, securityView } from './security.queries.ts';
 
 export const securitiesHandlers: Handlers<'listSecurities' | 'getSecurity'> = {

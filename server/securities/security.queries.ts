@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, pagedRows, sql } from '../db/sql.ts';
+import { containsPattern, pagedRows, sql } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
-import type { PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../core/pagination.ts';
 
 export interface SecurityRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/contract.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findTag, searchTags, tagView } from './tag.queries.ts';
 import { createTag, deleteTag, updateTag } from './tag.service.ts';
 

@@ -1,16 +1,16 @@
 import { Entry } from '../entries/entry.entity.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { sql } from '../db/sql.ts';
-import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
+import { sql, sqlOn } from '../core/sql.ts';
+import { lockAccount, lockEntryAccount } from '../accounts/account-lock.ts';
+import { writeUnit } from '../core/write-unit.ts';
 import { ValidationFailed, type ErrorDetail } from '../core/errors.ts';
-import { queueAccountSync } from '../jobs/job-queue.ts';
-import { accountPositions, END_OF_TIME } from '../holdings/account-positions.ts';
-import { BOUNDS, SCALE } from '../money/bounds.ts';
-import { currencyProblem } from '../money/currency-check.ts';
-import { decimalInput, moneyInput } from '../money/decimal-input.ts';
-import { exceeds } from '../money/exact-decimal.ts';
-import { absolute, isNegative, toDecimal, trimDecimal } from '../money/money.ts';
+import { queueAccountSync } from '../accounts/account-sync.ts';
+import { BOUNDS, SCALE } from '../core/money/bounds.ts';
+import { currencyProblem } from '../core/money/currency-check.ts';
+import { decimalInput, moneyInput } from '../core/money/decimal-input.ts';
+import { absolute, isNegative, toDecimal, trimDecimal } from '../core/money/money.ts';
 import { Trade } from './trade.entity.ts';
+import { firstPositionProblem } from './position-check.ts';
 import { findTrade } from './trade.queries.ts';
 
 export type TradeDirection = 'buy' | 'sell';
@@ -104,21 +104,12 @@ async function checkPositions(
   securityId: string,
   where: Omit<ErrorDetail, 'message'>,
 ): Promise<void> {
-  const refuse = (message: string) => new ValidationFailed([{ ...where, message }]);
   await em.flush();
-  const rows = await accountPositions((statement) => sql(em, statement.text, statement.params), accountId, {
-    securityId,
-    today: END_OF_TIME,
-  });
-  for (const row of rows) {
-    if (row.qty.startsWith('-')) throw refuse('Cannot sell more shares than held');
-    if (exceeds(row.qty, BOUNDS.heldQty)) {
-      throw refuse(`The shares held would exceed ${BOUNDS.heldQty} on ${row.date}`);
-    }
-    if (exceeds(row.amount, BOUNDS.amount)) {
-      throw refuse(`The position would be worth more than ${BOUNDS.amount} on ${row.date}`);
-    }
-  }
+  const found = await firstPositionProblem(sqlOn(em), accountId, new Set([securityId]));
+  if (!found) return;
+  const { problem, position } = found;
+  const message = problem.cause === 'sale' ? problem.message : `${problem.message} on ${position.date}`;
+  throw new ValidationFailed([{ ...where, message }]);
 }
 
 /** An account that takes trades: investment accounts and crypto exchange accounts (seed rule 1); locked for the write. */

@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/contract.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findTrade, searchTrades } from './trade.queries.ts';
 import { createTrade, deleteTrade, updateTrade } from './trade.service.ts';
 import { tradeView } from './trade.view.ts';

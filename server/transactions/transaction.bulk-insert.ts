@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql, type Statement } from '../db/sql.ts';
+import { sql, type Statement } from '../core/sql.ts';
 
 /** One transaction to write in bulk; `amount` is the stored signed decimal string. */
 export interface BulkTransaction {

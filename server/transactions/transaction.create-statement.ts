@@ -1,33 +1,55 @@
-import type { Statement } from '../db/sql.ts';
-import { accountSyncCall } from '../jobs/job-queue.ts';
+import type { Statement } from '../core/sql.ts';
+import { accountSyncCall } from '../accounts/account-sync.ts';
+import { rulePicks, type RuleTargets } from '../rules/transaction-rules.ts';
 import { INPUT_RECORDS, WRITE_INPUT, inputRecords, type TransactionRecord } from './transaction.bulk-insert.ts';
 
 /**
  * A new transaction in one statement, run outside a transaction block: it locks the account first
- * (the lock order of write-unit.ts), writes the details, taggings and entry, and queues the
- * account's sync. The account is then locked for one statement, with no BEGIN and COMMIT round
- * trips while creates to it wait (bench/README.md). A null currency is the family's. Nothing is
- * written when the account is not the family's (no row comes back) or when the family has active
- * rules, which fill in what the request left out in a transaction of their own (`has_rules`).
+ * (the lock order of accounts/account-lock.ts), lets the family's rules fill in what the request
+ * left out (`fill`), writes the details, taggings and entry, and queues the account's sync. The
+ * account is then locked for one statement, with no BEGIN and COMMIT round trips while creates to
+ * it wait (bench/README.md). A null currency is the family's. Nothing is written when the account
+ * is not the family's (no row comes back). The same statement serves families with and without
+ * rules: without any, the rule CTEs read an empty index range.
  */
-export function transactionCreateStatement(record: TransactionRecord): { statement: Statement; id: string } {
+export function transactionCreateStatement(
+  record: TransactionRecord,
+  fill: RuleTargets,
+): { statement: Statement; id: string } {
   const { json, ids } = inputRecords([record]);
+  const picks = rulePicks(record.familyId);
   const sync = accountSyncCall(record.accountId);
   // The last line reads `queued` so that it runs: PostgreSQL skips a SELECT in WITH that nothing reads.
   const text = `
     with locked as (
-      select a.id, f.currency as family_currency,
-        exists (select 1 from rules r where r.family_id = a.family_id and r.active) as has_rules
+      select a.id, f.currency as family_currency
       from accounts a join families f on f.id = a.family_id
       where a.id = ? and a.family_id = ? for update of a
-    ), input as (
-      select r.entry_id, r.detail_id, r.family_id, r.account_id, r.amount,
-        coalesce(r.currency, l.family_currency) as currency, r.date, r.name, r.notes, r.category_id,
-        r.merchant_id, r.created_at, r.tag_ids
-      from ${INPUT_RECORDS}, locked l where not l.has_rules
+    ), given as (
+      select r.*, coalesce(r.currency, l.family_currency) as final_currency from ${INPUT_RECORDS}, locked l
+    ), targets as (
+      select detail_id as id, name, date from given
+    ), ${picks.text}, input as (
+      select g.entry_id, g.detail_id, g.family_id, g.account_id, g.amount, g.final_currency as currency, g.date, g.name,
+        g.notes, g.created_at,
+        case when ?::boolean then coalesce(g.category_id, p.category_id) else g.category_id end as category_id,
+        case when ?::boolean then coalesce(g.merchant_id, p.merchant_id) else g.merchant_id end as merchant_id,
+        case when ?::boolean and cardinality(g.tag_ids) = 0 then coalesce(p.tag_ids, g.tag_ids) else g.tag_ids end
+          as tag_ids
+      from given g left join picked p on p.transaction_id = g.detail_id
     ), ${WRITE_INPUT}, queued as (
-      select ${sync.text} as job from locked l where not l.has_rules
+      select ${sync.text} as job from locked l
     )
-    select l.has_rules, (select count(*) from queued)::int as queued from locked l`;
-  return { statement: { text, params: [record.accountId, record.familyId, json, ...sync.params] }, id: ids[0]! };
+    select (select count(*) from queued)::int as queued from locked l`;
+  const params = [
+    record.accountId,
+    record.familyId,
+    json,
+    ...picks.params,
+    fill.category,
+    fill.merchant,
+    fill.tags,
+    ...sync.params,
+  ];
+  return { statement: { text, params }, id: ids[0]! };
 }

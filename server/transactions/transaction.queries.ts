@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, dateRange, pagedRows, sql, type ListingQuery, type Statement } from '../db/sql.ts';
+import { containsPattern, dateRange, pagedRows, sql, type ListingQuery, type Statement } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
-import type { PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../core/pagination.ts';
 import type { TransactionRow } from './transaction.view.ts';
 
 /** Every filter of the transactions list (finance-api.md); all are combined with AND. */

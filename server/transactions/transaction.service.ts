@@ -3,16 +3,16 @@ import { Category } from '../categories/category.entity.ts';
 import { Entry } from '../entries/entry.entity.ts';
 import { NotFound, ValidationFailed, type ErrorDetail } from '../core/errors.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
-import { currencyProblem } from '../money/currency-check.ts';
-import { moneyInput } from '../money/decimal-input.ts';
-import { signedAmount, type Nature } from '../money/signed-amount.ts';
+import { currencyProblem } from '../core/money/currency-check.ts';
+import { moneyInput } from '../core/money/decimal-input.ts';
+import { signedAmount, type Nature } from '../core/money/signed-amount.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { Tagging } from '../tags/tagging.entity.ts';
-import { queueAccountSync } from '../jobs/job-queue.ts';
-import { lockAccount, lockEntryAccount, retryingConflicts, writeUnit } from '../db/write-unit.ts';
-import { sql } from '../db/sql.ts';
-import { applyRulesToEntryStatement } from '../imports/rules.ts';
-import { insertTransactions, type TransactionRecord } from './transaction.bulk-insert.ts';
+import { queueAccountSync } from '../accounts/account-sync.ts';
+import { lockEntryAccount } from '../accounts/account-lock.ts';
+import { retryingConflicts, writeUnit } from '../core/write-unit.ts';
+import { sql } from '../core/sql.ts';
+import type { TransactionRecord } from './transaction.bulk-insert.ts';
 import { transactionCreateStatement } from './transaction.create-statement.ts';
 import { Transaction } from './transaction.entity.ts';
 
@@ -125,30 +125,13 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
     merchantId: refs.merchantId,
     tagIds: refs.tagIds ?? [],
   };
-  // Create is a hot path (bench/README.md): lock, write and queue the sync in one statement.
-  const { statement, id } = transactionCreateStatement(record);
-  const [outcome] = await retryingConflicts(() => sql<{ has_rules: boolean }>(em, statement.text, statement.params));
-  if (!outcome) throw NotFound.entity('Account');
-  if (!outcome.has_rules) return id;
-  // The family's rules fill in what the request left out (category, merchant, tags), in the same
-  // transaction as the write and the queued sync.
+  // Create is a hot path (bench/README.md): lock, apply rules, write and queue the sync in one
+  // statement. Rules fill in only what the request left out.
   const fill = { category: !refs.categoryGiven, merchant: !refs.merchantGiven, tags: refs.tagIds === undefined };
-  const [ruled] = await writeUnit(em, async (tx) => {
-    const account = await lockAccount<{ id: string; family_currency: string }>(
-      tx,
-      familyId,
-      record.accountId,
-      'id, (select f.currency from families f where f.id = accounts.family_id) as family_currency',
-      { queueSync: true },
-    );
-    const ids = await insertTransactions(tx, [{ ...record, currency: record.currency ?? account.family_currency }]);
-    if (fill.category || fill.merchant || fill.tags) {
-      const rules = applyRulesToEntryStatement(familyId, ids[0]!, fill);
-      await sql(tx, rules.text, rules.params);
-    }
-    return ids;
-  });
-  return ruled!;
+  const { statement, id } = transactionCreateStatement(record, fill);
+  const [outcome] = await retryingConflicts(() => sql(em, statement.text, statement.params));
+  if (!outcome) throw NotFound.entity('Account');
+  return id;
 }
 
 /** Changes what the client sent; omitted fields (and omitted `tag_ids`) stay as they are, `tag_ids: []` clears tags. */

@@ -1,7 +1,7 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { absolute, formatMoney, toMinorUnits } from '../money/money.ts';
-import { classify } from '../money/signed-amount.ts';
+import { absolute, formatMoney, toMinorUnits } from '../core/money/money.ts';
+import { classify } from '../core/money/signed-amount.ts';
 
 /** A transaction as read by the transaction queries: entry, details and what they point at. */
 export interface TransactionRow {

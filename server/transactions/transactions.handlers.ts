@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/contract.ts';
-import { pageRequest, paginationMeta } from '../http/pagination.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findTransaction, searchTransactions } from './transaction.queries.ts';
 import { createTransaction, deleteTransaction, updateTransaction } from './transaction.service.ts';
 import { transactionView } from './transaction.view.ts';

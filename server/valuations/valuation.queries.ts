@@ -1,5 +1,5 @@
 import type { EntityManager } from '../db/orm.ts';
-import { sql } from '../db/sql.ts';
+import { sql } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { ValuationRow } from './valuation.view.ts';
 

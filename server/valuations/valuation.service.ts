@@ -1,11 +1,12 @@
 import { Entry } from '../entries/entry.entity.ts';
 import type { EntityManager } from '../db/orm.ts';
-import { flushUnique } from '../db/flush-unique.ts';
-import { lockAccount, lockEntryAccount, writeUnit } from '../db/write-unit.ts';
+import { flushUnique } from '../core/flush-unique.ts';
+import { lockAccount, lockEntryAccount } from '../accounts/account-lock.ts';
+import { writeUnit } from '../core/write-unit.ts';
 import { ValidationFailed } from '../core/errors.ts';
-import { queueAccountSync } from '../jobs/job-queue.ts';
-import { moneyInput } from '../money/decimal-input.ts';
-import { toDecimal } from '../money/money.ts';
+import { queueAccountSync } from '../accounts/account-sync.ts';
+import { moneyInput } from '../core/money/decimal-input.ts';
+import { toDecimal } from '../core/money/money.ts';
 import { Valuation } from './valuation.entity.ts';
 
 export interface NewValuation {

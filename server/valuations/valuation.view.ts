@@ -1,6 +1,6 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { formatMoney, toMinorUnits } from '../money/money.ts';
+import { formatMoney, toMinorUnits } from '../core/money/money.ts';
 
 /** A valuation as read by the valuation queries: entry, details and account. */
 export interface ValuationRow {

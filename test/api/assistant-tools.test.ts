@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTool, toolDefinitions, type ToolContext } from '../../server/ai/tools/assistant-tool.ts';
+import type { ToolContext } from '../../server/assistant/tools/assistant-tool.ts';
+import { runTool, toolDefinitions } from '../../server/assistant/tools/tool-runner.ts';
 import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
 import type { TestServer } from '../support/test-server.ts';
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from '../../server/db/sql.ts';
-import { createLogger } from '../../server/logger.ts';
+import { sql } from '../../server/core/sql.ts';
+import { createLogger } from '../../server/core/logger.ts';
 import { User } from '../../server/users/user.entity.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';

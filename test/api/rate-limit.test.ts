@@ -3,7 +3,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
-import { pruneRateLimits } from '../../server/http/access-gate.ts';
+import { pruneRateLimits } from '../../server/core/rate-limit.ts';
+import { sqlOn } from '../../server/core/sql.ts';
 import { createHttpServer } from '../../server/http/http-server.ts';
 import { ContractClient } from '../support/contract-client.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
@@ -108,7 +109,7 @@ describe('pruneRateLimits', () => {
       `insert into rate_limits (key, points, expire) values ('address:gone', 5, $1), ('address:live', 5, $2)`,
       [now - 1000, now + 60_000],
     );
-    expect(await pruneRateLimits(server.em())).toBe(1);
+    expect(await pruneRateLimits(sqlOn(server.em()))).toBe(1);
     expect(await server.query('select key from rate_limits')).toEqual([{ key: 'address:live' }]);
   });
 });

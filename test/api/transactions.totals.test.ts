@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toDecimal } from '../../server/money/money.ts';
+import { toDecimal } from '../../server/core/money/money.ts';
 import { insertTransactions } from '../../server/transactions/transaction.bulk-insert.ts';
 import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
 import type { TestServer } from '../support/test-server.ts';

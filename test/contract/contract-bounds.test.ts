@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BOUNDS } from '../../server/money/bounds.ts';
+import { BOUNDS } from '../../server/core/money/bounds.ts';
 import { createOpenApiAjv } from '../../server/http/ajv.ts';
 import { MAX_ERROR_ENTRIES } from '../../server/core/errors.ts';
 import { MAX_HEADER_SIZE } from '../../server/http/http-server.ts';

@@ -102,9 +102,9 @@ describe('the contract', () => {
       ]);
       const [fresh, committed] = await Promise.all([
         readFile(output, 'utf8'),
-        readFile('server/http/api-types.generated.ts', 'utf8'),
+        readFile('server/core/api-types.generated.ts', 'utf8'),
       ]);
-      expect(committed, 'server/http/api-types.generated.ts is stale: run npm run generate').toBe(fresh);
+      expect(committed, 'server/core/api-types.generated.ts is stale: run npm run generate').toBe(fresh);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

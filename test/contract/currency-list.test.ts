@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CURRENCY_CODES, formatMoney, isKnownCurrency } from '../../server/money/money.ts';
+import { CURRENCY_CODES, formatMoney, isKnownCurrency } from '../../server/core/money/money.ts';
 import { document, requestSchemas, resolve, type Schema } from '../support/contract-limits.ts';
 
 /** One ISO 4217 list (issue 9, item 20): the contract's CurrencyCode is what the server accepts. */

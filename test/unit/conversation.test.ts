@@ -4,8 +4,8 @@ import {
   estimateTokens,
   fitToBudget,
   type HistoryMessage,
-} from '../../server/ai/conversation.ts';
-import { titleFromMessage } from '../../server/chats/chat.service.ts';
+} from '../../server/assistant/conversation.ts';
+import { titleFromMessage } from '../../server/assistant/chat.service.ts';
 
 const turn = (role: 'user' | 'assistant', size: number, mark: string): HistoryMessage => ({
   role,

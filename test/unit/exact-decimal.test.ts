@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decimalText, exactDecimal } from '../../server/money/exact-decimal.ts';
-import { toDecimal } from '../../server/money/money.ts';
+import { decimalText, exactDecimal } from '../../server/core/money/exact-decimal.ts';
+import { toDecimal } from '../../server/core/money/money.ts';
 
 describe('exactDecimal', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatMoney, minorDigits, negate, toDecimal, toMinorUnits } from '../../server/money/money.ts';
-import { classify, signedAmount } from '../../server/money/signed-amount.ts';
+import { formatMoney, minorDigits, negate, toDecimal, toMinorUnits } from '../../server/core/money/money.ts';
+import { classify, signedAmount } from '../../server/core/money/signed-amount.ts';
 
 describe('toDecimal', () => {
   it.each([

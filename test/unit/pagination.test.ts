@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageRequest, paginationMeta } from '../../server/http/pagination.ts';
+import { pageRequest, paginationMeta } from '../../server/core/pagination.ts';
 
 describe('paginationMeta', () => {
   it.each([

@@ -1,5 +1,4 @@
-import type { PoolClient } from 'pg';
-import { runStatement } from '../../db/sql.ts';
+import type { Sql } from '../../core/sql.ts';
 
 /** A problem of the import's data that retrying cannot fix: the import ends `failed` with it. */
 export class ImportDataError extends Error {}
@@ -11,7 +10,7 @@ export interface ImportJob {
   accountId: string | null;
   familyCurrency: string;
   rowsCount: number;
-  run<Row = Record<string, unknown>>(text: string, params: unknown[]): Promise<Row[]>;
+  run: Sql;
   /** Rows written so far; shown while the import runs (written outside the job's transaction). */
   progress(imported: number): Promise<void>;
 }
@@ -25,10 +24,6 @@ export interface WriteOutcome {
 
 /** Rows written per statement set: progress moves in these steps. */
 export const CHUNK = 10_000;
-
-export function statementRunner(client: PoolClient) {
-  return <Row>(text: string, params: unknown[]) => runStatement<Row>(client, { text, params });
-}
 
 /** Runs `write` for each chunk of row numbers, reporting progress after each. */
 export async function inChunks(job: ImportJob, write: (from: number, to: number) => Promise<number>): Promise<number> {

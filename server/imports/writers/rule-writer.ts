@@ -1,4 +1,10 @@
-import { ACTION_TYPES, CONDITION_OPERATORS, CONDITION_TYPES, type ActionType, type RuleCondition } from '../rules.ts';
+import {
+  ACTION_TYPES,
+  CONDITION_OPERATORS,
+  CONDITION_TYPES,
+  type ActionType,
+  type RuleCondition,
+} from '../../rules/transaction-rules.ts';
 import { CHUNK, ImportDataError, type ImportJob, type WriteOutcome } from './import-writer.ts';
 
 /** The longest name of a rule, category, merchant or tag (as the API takes them). */

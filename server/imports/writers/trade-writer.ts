@@ -1,7 +1,5 @@
-import { accountPositions, END_OF_TIME } from '../../holdings/account-positions.ts';
-import type { Position } from '../../holdings/holding.positions.ts';
-import { BOUNDS } from '../../money/bounds.ts';
-import { exceeds } from '../../money/exact-decimal.ts';
+import { BOUNDS } from '../../core/money/bounds.ts';
+import { firstPositionProblem } from '../../trades/position-check.ts';
 import { ImportDataError, inChunks, requireRowAccounts, type ImportJob, type WriteOutcome } from './import-writer.ts';
 
 /** The account of a staged row `r`: the import's own (first parameter), else the one the row names. */
@@ -84,18 +82,6 @@ async function checkTotals(job: ImportJob): Promise<void> {
   }
 }
 
-/** What is wrong with a position, if anything: the checks `createTrade` makes after its write. */
-function positionProblem(position: Position): { message: string; sales: boolean | null } | undefined {
-  if (position.qty.startsWith('-')) return { message: 'Cannot sell more shares than held', sales: true };
-  if (exceeds(position.qty, BOUNDS.heldQty)) {
-    return { message: `The shares held would exceed ${BOUNDS.heldQty}`, sales: false };
-  }
-  if (exceeds(position.amount, BOUNDS.amount)) {
-    return { message: `The position would be worth more than ${BOUNDS.amount}`, sales: null };
-  }
-  return undefined;
-}
-
 /**
  * After the writes, inside the job's transaction and under the account locks: the positions of
  * every security the import traded, on every date (future-dated trades included), computed by the
@@ -111,13 +97,10 @@ async function checkPositions(job: ImportJob, accounts: string[]): Promise<void>
   );
   for (const accountId of accounts) {
     const securities = new Set(traded.filter((row) => row.account_id === accountId).map((row) => row.security_id));
-    const positions = await accountPositions((statement) => job.run(statement.text, statement.params), accountId, {
-      today: END_OF_TIME,
-    });
-    for (const position of positions) {
-      if (!securities.has(position.securityId)) continue;
-      const problem = positionProblem(position);
-      if (!problem) continue;
+    const found = await firstPositionProblem(job.run, accountId, securities);
+    if (found) {
+      const { position, problem } = found;
+      const sales = problem.cause === 'value' ? null : problem.cause === 'sale';
       const [culprit] = await job.run<{ row_number: number; ticker: string; account: string }>(
         `select r.row_number, r."values"->>'ticker' as ticker, (select name from accounts where id = ?::uuid) as account
          from import_rows r
@@ -134,8 +117,8 @@ async function checkPositions(job: ImportJob, accounts: string[]): Promise<void>
           job.familyId,
           position.securityId,
           position.date,
-          problem.sales,
-          problem.sales,
+          sales,
+          sales,
         ],
       );
       const where = culprit ? `${culprit.ticker} in '${culprit.account}' on ${position.date}` : position.date;

@@ -1,4 +1,4 @@
-import { applyRules } from '../rules.ts';
+import { applyRulesToImport } from '../../rules/transaction-rules.ts';
 import { inChunks, requireRowAccounts, type ImportJob, type WriteOutcome } from './import-writer.ts';
 
 /**
@@ -81,7 +81,7 @@ export async function writeTransactions(job: ImportJob, external: boolean): Prom
     return written!.n;
   });
   // Rules of the family fill in what the rows leave empty (category, merchant, tags).
-  await applyRules(job);
+  await applyRulesToImport(job.run, job.id, job.familyId);
   const accounts = await job.run<{ account_id: string }>(
     'select distinct account_id from entries where import_id = ?::uuid',
     [job.id],

@@ -1,0 +1,40 @@
+import { defineTask } from '../core/job-queue.ts';
+import { inTransaction, sqlOn } from '../core/sql.ts';
+import { syncAccount, syncHoldings } from './account-sync.ts';
+
+/**
+ * Why a sync failed, in words fit for the account's owner: PostgreSQL's message names the kind of
+ * failure (e.g. "numeric field overflow") without the values involved.
+ */
+function failureReason(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof message === 'string') {
+    return `${message} (SQLSTATE ${code})`;
+  }
+  return 'an internal error';
+}
+
+/** The `account_sync` task: one account, in one transaction. A failure is recorded on the account, then retried. */
+export const accountSyncTask = defineTask(
+  'account_sync',
+  ['account_id'],
+  async ({ account_id: accountId }, helpers) => {
+    await helpers.withPgClient(async (client) => {
+      try {
+        await inTransaction(client, async () => {
+          await syncAccount(client, accountId);
+          await syncHoldings(client, accountId);
+        });
+      } catch (error) {
+        // Visible, not silent: the account says its balance is stale until a sync succeeds.
+        const reason = failureReason(error);
+        await sqlOn(client)('update accounts set sync_error = ? where id = ?::uuid', [
+          `The balance and holdings could not be updated: ${reason}. The update is retried automatically.`,
+          accountId,
+        ]);
+        helpers.logger.error(`account_sync failed for account ${accountId}: ${reason}`, { accountId });
+        throw error;
+      }
+    });
+  },
+);

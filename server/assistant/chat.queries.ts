@@ -1,0 +1,92 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pagedRows, sql } from '../core/sql.ts';
+import { isoTimestamp } from '../db/timestamp.ts';
+import { NotFound } from '../core/errors.ts';
+import type { PageRequest } from '../core/pagination.ts';
+
+export interface ChatRow {
+  id: string;
+  title: string;
+  error: string | null;
+  last_message_at: Date | string | null;
+  message_count: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** A message as the detail statement builds it: already in the API's shape. */
+export interface MessageJson {
+  id: string;
+  chat_id: string;
+  type: 'user_message' | 'assistant_message';
+  role: 'user' | 'assistant';
+  content: string;
+  model: string | null;
+  status: 'pending' | 'complete' | 'failed';
+  tool_calls: {
+    id: string;
+    type: 'function';
+    provider_id: string;
+    function_name: string;
+    function_arguments: Record<string, unknown>;
+    function_result: Record<string, unknown>;
+  }[];
+  created_at: string;
+}
+
+const SELECT = 'c.id, c.title, c.error, c.last_message_at, c.message_count, c.created_at, c.updated_at';
+
+/** A timestamptz inside JSON built by PostgreSQL, written the way isoTimestamp writes it. */
+const jsonTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** One message with its tool calls, in the API's shape; `m` is the message row. */
+export const MESSAGE_JSON = `json_build_object(
+  'id', m.id, 'chat_id', m.chat_id, 'type', m.kind,
+  'role', case m.kind when 'user_message' then 'user' else 'assistant' end,
+  'content', m.content, 'model', m.model, 'status', m.status,
+  'tool_calls', coalesce((
+    select json_agg(json_build_object('id', t.id, 'type', 'function', 'provider_id', t.provider_id,
+      'function_name', t.function_name, 'function_arguments', t.function_arguments,
+      'function_result', t.function_result) order by t.seq)
+    from chat_tool_calls t where t.message_id = m.id), '[]'::json),
+  'created_at', ${jsonTime('m.created_at')})`;
+
+/** The API's chat object (summary form). */
+export function chatView(row: ChatRow) {
+  return {
+    id: row.id,
+    title: row.title,
+    error: row.error,
+    last_message_at: row.last_message_at === null ? null : isoTimestamp(row.last_message_at),
+    message_count: row.message_count,
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+  };
+}
+
+/** The user's chats, newest activity first. */
+export function searchChats(em: EntityManager, userId: string, page: PageRequest) {
+  return pagedRows<ChatRow>(
+    em,
+    {
+      select: SELECT,
+      from: 'chats c where c.user_id = ?',
+      orderBy: 'c.updated_at desc, c.id desc',
+      params: [userId],
+    },
+    page,
+  );
+}
+
+/** One chat of the user with every message and tool call, or 404 (also for another user's chat). */
+export async function findChatDetail(em: EntityManager, userId: string, id: string) {
+  const [row] = await sql<ChatRow & { messages: MessageJson[] }>(
+    em,
+    `select ${SELECT}, coalesce((select json_agg(${MESSAGE_JSON} order by m.seq)
+       from chat_messages m where m.chat_id = c.id), '[]'::json) as messages
+     from chats c where c.id = ? and c.user_id = ?`,
+    [id, userId],
+  );
+  if (!row) throw NotFound.entity('Chat');
+  return { ...chatView(row), messages: row.messages };
+}

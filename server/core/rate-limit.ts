@@ -1,0 +1,60 @@
+import { RateLimited } from './errors.ts';
+import type { Sql } from './sql.ts';
+
+/**
+ * Fixed-window counters in the unlogged `rate_limits` table, shared by every process: the request
+ * limits of the access gate, sign-in attempts and the assistant's messages all count here.
+ */
+
+/** One counter after a statement added to it; `expire` is epoch milliseconds (bigint as text). */
+export interface WindowCounter {
+  key: string;
+  points: number;
+  expire: string;
+}
+
+/**
+ * Adds points to fixed-window counters: a new window starts once the previous one has expired.
+ * Takes `valuesSql` (rows of key, points, expire) and then the window length twice; returns the
+ * counters (key, points, expire as text). For statements that count as part of other work.
+ */
+export function counterUpsert(valuesSql: string): string {
+  return `insert into rate_limits (key, points, expire) ${valuesSql}
+    on conflict (key) do update set
+      points = case when rate_limits.expire <= excluded.expire - ? then excluded.points
+        else rate_limits.points + excluded.points end,
+      expire = case when rate_limits.expire <= excluded.expire - ? then excluded.expire else rate_limits.expire end
+    returning key, points, expire::text as expire`;
+}
+
+/**
+ * Counts one point on each of `keys` in one statement. Run inside the caller's transaction, a
+ * refused or failed write takes its count back with it, and concurrent requests queue on the
+ * counter row, so a limit holds exactly.
+ */
+export function countOnePoint(run: Sql, keys: string[], windowMs: number, now: number): Promise<WindowCounter[]> {
+  return run<WindowCounter>(counterUpsert('select key, 1, ?::bigint from unnest(?::text[]) as key'), [
+    now + windowMs,
+    keys,
+    windowMs,
+    windowMs,
+  ]);
+}
+
+/** Whole seconds until a counter's window ends (at least 1: a client must wait before trying again). */
+export function secondsUntilReset(counter: { expire: string | number }, now: number): number {
+  return Math.max(1, Math.ceil((Number(counter.expire) - now) / 1000));
+}
+
+/** Refuses with 429 when a counter has gone past its limit; `what` names a limit other than requests. */
+export function refuseBeyond(counter: WindowCounter, limit: number, now: number, what?: string): void {
+  if (counter.points > limit) {
+    throw new RateLimited(limit, counter.points, secondsUntilReset(counter, now), what);
+  }
+}
+
+/** Deletes counters whose window ended long ago, so the table holds only live clients. */
+export async function pruneRateLimits(run: Sql): Promise<number> {
+  const rows = await run<{ key: string }>('delete from rate_limits where expire < ? returning key', [Date.now()]);
+  return rows.length;
+}

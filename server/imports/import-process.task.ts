@@ -1,0 +1,91 @@
+import { queueAccountSync } from '../accounts/account-sync.ts';
+import { defineTask } from '../core/job-queue.ts';
+import { inTransaction, sqlOn } from '../core/sql.ts';
+import { failImporting, finishImporting } from './import-lifecycle.ts';
+import { ImportDataError, type ImportJob, type WriteOutcome } from './writers/import-writer.ts';
+import { writeAccounts } from './writers/account-writer.ts';
+import { writeCategories } from './writers/category-writer.ts';
+import { writeRules } from './writers/rule-writer.ts';
+import { writeTrades } from './writers/trade-writer.ts';
+import { writeTransactions } from './writers/transaction-writer.ts';
+
+interface ImportToProcess {
+  family_id: string;
+  type: string;
+  status: string;
+  account_id: string | null;
+  rows_count: number;
+  family_currency: string;
+}
+
+/** The writer of each import type. */
+const WRITERS: Record<string, (job: ImportJob) => Promise<WriteOutcome>> = {
+  TransactionImport: (job) => writeTransactions(job, false),
+  ExternalImport: (job) => writeTransactions(job, true),
+  TradeImport: writeTrades,
+  AccountImport: writeAccounts,
+  CategoryImport: writeCategories,
+  RuleImport: writeRules,
+};
+
+/** Why the job failed, in words for the import's `error` (internal details only in the log). */
+function failureMessage(error: unknown): string {
+  if (error instanceof ImportDataError) return error.message;
+  return 'The import could not be written because of an internal error; it has been logged';
+}
+
+/**
+ * The `import_process` task: writes every row of an `importing` import in ONE transaction, so a
+ * failure or a killed worker leaves nothing half-written (PostgreSQL rolls back; the job runs
+ * again and finds the import still `importing`). The import row is not locked until the end, so
+ * progress written on a second connection stays visible while the rows go in; an advisory lock
+ * keeps two runs of one import apart. Data problems end the import `failed` at once; other errors
+ * are retried, and the last attempt marks it `failed`.
+ */
+export const importProcessTask = defineTask(
+  'import_process',
+  ['import_id'],
+  async ({ import_id: importId }, helpers) => {
+    const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
+    const progress = (imported: number) =>
+      helpers.withPgClient(async (client) => {
+        await sqlOn(client)(
+          `update imports set imported_count = ?, updated_at = now() where id = ?::uuid and status = 'importing'`,
+          [imported, importId],
+        );
+      });
+
+    await helpers.withPgClient(async (client) => {
+      try {
+        await inTransaction(client, async (run) => {
+          await run('select pg_advisory_xact_lock(hashtext(?))', [`import:${importId}`]);
+          const [record] = await run<ImportToProcess>(
+            `select i.family_id, i.type, i.status, i.account_id, i.rows_count, f.currency as family_currency
+           from imports i join families f on f.id = i.family_id where i.id = ?::uuid`,
+            [importId],
+          );
+          // Done by an earlier run, or changed meanwhile: nothing to do.
+          if (!record || record.status !== 'importing') return;
+          const writer = WRITERS[record.type];
+          if (!writer) throw new ImportDataError(`${record.type} imports cannot be processed yet`);
+          const outcome = await writer({
+            id: importId,
+            familyId: record.family_id,
+            accountId: record.account_id,
+            familyCurrency: record.family_currency.trim(),
+            rowsCount: record.rows_count,
+            run,
+            progress,
+          });
+          for (const accountId of outcome.accounts) await queueAccountSync(client, accountId);
+          await finishImporting(client, importId, outcome.imported);
+        });
+      } catch (error) {
+        const final = error instanceof ImportDataError || lastAttempt;
+        helpers.logger.error(`import_process failed for import ${importId}: ${String(error)}`, { importId });
+        if (!final) throw error;
+        await failImporting(client, importId, failureMessage(error));
+      }
+    });
+  },
+);

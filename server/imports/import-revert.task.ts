@@ -1,0 +1,34 @@
+import { queueAccountSync } from '../accounts/account-sync.ts';
+import { defineTask } from '../core/job-queue.ts';
+import { inTransaction } from '../core/sql.ts';
+import { failReverting, finishReverting } from './import-lifecycle.ts';
+import { revertImportRecords } from './import-revert.ts';
+
+/**
+ * The `import_revert` task: undoes a `reverting` import in one transaction, then it is `pending`
+ * again (it can be changed and published anew). A failure rolls everything back; the last attempt
+ * marks the import `revert_failed` with the reason.
+ */
+export const importRevertTask = defineTask('import_revert', ['import_id'], async ({ import_id: importId }, helpers) => {
+  await helpers.withPgClient(async (client) => {
+    try {
+      await inTransaction(client, async (run) => {
+        const [record] = await run<{ status: string }>('select status from imports where id = ?::uuid for update', [
+          importId,
+        ]);
+        if (record?.status !== 'reverting') return;
+        const accounts = await revertImportRecords({ id: importId, run });
+        for (const accountId of accounts) await queueAccountSync(client, accountId);
+        await finishReverting(client, importId);
+      });
+    } catch (error) {
+      helpers.logger.error(`import_revert failed for import ${importId}: ${String(error)}`, { importId });
+      if (helpers.job.attempts < helpers.job.max_attempts) throw error;
+      await failReverting(
+        client,
+        importId,
+        'The import could not be reverted because of an internal error; it has been logged',
+      );
+    }
+  });
+});
