@@ -1,22 +1,19 @@
+import type { components } from './api-types.generated.ts';
+
 /** The page a list request asks for, after the contract has checked the bounds. */
 export interface PageRequest {
   page: number;
   perPage: number;
 }
 
-/** The `meta` member of every collection response. */
-export interface PaginationMeta {
-  current_page: number;
-  per_page: number;
-  total_count: number;
-  total_count_exact: boolean;
-  total_pages: number;
-  next_page: number | null;
-  prev_page: number | null;
-}
+/** The `meta` member of every collection response, as the contract defines it. */
+export type PaginationMeta = components['schemas']['PaginationMeta'];
+
+/** The page parameters every list operation takes. */
+type PageQuery = { page?: components['parameters']['Page']; per_page?: components['parameters']['PerPage'] };
 
 /** Defaults from the contract: page 1, 25 per page. */
-export function pageRequest(query: { page?: number; per_page?: number }): PageRequest {
+export function pageRequest(query: PageQuery): PageRequest {
   return { page: query.page ?? 1, perPage: query.per_page ?? 25 };
 }
 

@@ -19,9 +19,13 @@ export interface BulkTransaction {
 /** The rows to write, as one JSON parameter: `json_to_recordset(?::json) as r(...)`. */
 export const INPUT_RECORDS = `json_to_recordset(?::json) as r(entry_id uuid, detail_id uuid, family_id uuid,
   account_id uuid, amount numeric, currency text, date date, name text, notes text, category_id uuid,
-  merchant_id uuid, created_at timestamptz, tag_ids uuid[])`;
+  merchant_id uuid, created_at timestamptz, tag_ids uuid[], import_id uuid)`;
 
-/** The writes of the rows of a CTE named `input` (details, taggings, entries), as CTEs to follow it. */
+/**
+ * The writes of the rows of a CTE named `input` (details, taggings, entries), as CTEs to follow it:
+ * the one way a transaction is written, whether by a request, an import or the demo data. `input`
+ * has the columns of INPUT_RECORDS (`import_id` null unless an import writes it).
+ */
 export const WRITE_INPUT = `
   details as (
     insert into transactions (id, category_id, merchant_id, created_at, updated_at)
@@ -31,9 +35,9 @@ export const WRITE_INPUT = `
     select gen_random_uuid(), tag_id, 'Transaction', detail_id, created_at from input, unnest(tag_ids) as tag_id
   ), written as (
     insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes,
-      created_at, updated_at)
+      created_at, updated_at, import_id)
     select entry_id, family_id, account_id, 'Transaction', detail_id, amount, currency, date, name, notes, created_at,
-      created_at
+      created_at, import_id
     from input
     returning 1
   )`;

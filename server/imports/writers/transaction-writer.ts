@@ -1,3 +1,4 @@
+import { WRITE_INPUT } from '../../transactions/transaction.bulk-insert.ts';
 import { applyRulesToImport } from '../../rules/transaction-rules.ts';
 import { inChunks, requireRowAccounts, type ImportJob, type WriteOutcome } from './import-writer.ts';
 
@@ -58,23 +59,17 @@ export async function writeTransactions(job: ImportJob, external: boolean): Prom
            coalesce(?::uuid, (select a.id from accounts a
              where a.family_id = ?::uuid and lower(a.name) = lower(r."values"->>'account'))) as account_id
          from import_rows r where r.import_id = ?::uuid and r.row_number between ? and ?
-       ), details as (
-         insert into transactions (id, category_id)
-         select s.tx_id, c.id from src s
-         left join categories c on c.family_id = ?::uuid and lower(c.name) = lower(s.v->>'category')
-       ), written as (
-         insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name,
-           notes, import_id)
-         select s.entry_id, ?::uuid, s.account_id, 'Transaction', s.tx_id, (s.v->>'amount')::numeric,
-           coalesce(s.v->>'currency', a.currency), (s.v->>'date')::date, s.v->>'name', s.v->>'notes', ?::uuid
+       ), input as (
+         select s.entry_id, s.tx_id as detail_id, ?::uuid as family_id, s.account_id,
+           (s.v->>'amount')::numeric as amount, coalesce(s.v->>'currency', a.currency) as currency,
+           (s.v->>'date')::date as date, s.v->>'name' as name, s.v->>'notes' as notes, c.id as category_id,
+           null::uuid as merchant_id, now() as created_at,
+           array(select distinct t.id from jsonb_array_elements_text(s.v->'tags') as n(name)
+             join tags t on t.family_id = ?::uuid and lower(t.name) = lower(n.name)) as tag_ids,
+           ?::uuid as import_id
          from src s join accounts a on a.id = s.account_id
-         returning 1
-       ), tagged as (
-         insert into taggings (id, tag_id, taggable_type, taggable_id)
-         select distinct on (s.tx_id, t.id) gen_random_uuid(), t.id, 'Transaction', s.tx_id
-         from src s cross join lateral jsonb_array_elements_text(s.v->'tags') as n(name)
-         join tags t on t.family_id = ?::uuid and lower(t.name) = lower(n.name)
-       )
+         left join categories c on c.family_id = ?::uuid and lower(c.name) = lower(s.v->>'category')
+       ), ${WRITE_INPUT}
        select count(*)::int as n from written`,
       [job.accountId, job.familyId, job.id, from, to, job.familyId, job.familyId, job.id, job.familyId],
     );
