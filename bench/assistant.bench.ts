@@ -59,7 +59,7 @@ const TOOL_CALLS: [label: string, name: string, args: Record<string, unknown>][]
 ];
 
 async function toolTimes(db: pg.Client, familyId: string, currency: string) {
-  // As the job runs them: planned for their own arguments (server/ai/reply-writer.ts).
+  // As the job runs them: planned for their own arguments (server/assistant/reply-writer.ts).
   const context = { db: plannedPerCall(db), familyId, currency, today: daysAgo(0) };
   const rows = [];
   for (const [label, name, args] of TOOL_CALLS) {

@@ -88,7 +88,7 @@ export interface SsoProviderConfig {
   allowAccountCreation: boolean;
 }
 
-/** Largest CSV content an import accepts (finance-api.md: 10 MiB); the JSON limit must stay above it. */
+/** Largest CSV content an import accepts (10 MiB: docs/api-decisions.md#limits); the JSON limit must stay above it. */
 export const CSV_CONTENT_LIMIT = 10 * 1024 * 1024;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -4,7 +4,7 @@ import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { digestSecret, newSecretToken } from './secret-token.ts';
 
-/** Lifetime of an access token: 30 days (finance-api.md). */
+/** Lifetime of an access token: 30 days (docs/api-decisions.md#authentication). */
 export const ACCESS_TOKEN_SECONDS = 2_592_000; // 30 days, a literal so the response type carries it
 /** Lifetime of a refresh token: an app unused for 90 days signs in again. */
 export const REFRESH_TOKEN_SECONDS = 90 * 86_400;

@@ -3,7 +3,7 @@ import { sql } from '../core/sql.ts';
 import type { Device } from './access-tokens.ts';
 import { digestSecret, newSecretToken } from './secret-token.ts';
 
-/** A linked sign-in's code lives 5 minutes, a pending one's linking code 10 (finance-api.md). */
+/** A linked sign-in's code lives 5 minutes, a pending one's linking code 10 (docs/api-decisions.md#mobile-single-sign-on). */
 const LIFETIME_SECONDS = { exchange: 300, linking: 600 } as const;
 
 export type CodeKind = keyof typeof LIFETIME_SECONDS;

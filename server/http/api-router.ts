@@ -85,7 +85,7 @@ function redirectErrors(presenter: (error: unknown, log: Logger) => string) {
 
 /**
  * One Koa route per operation of the contract. openapi-backend validates each request against
- * its already-known operation (its own router re-scans every operation per request: stack-notes.md).
+ * its already-known operation (its own router re-scans every operation per request: docs/stack-traps.md#openapi-backend).
  * Order per request: access gate (address limit, credential, credential limit) -> feature -> scope
  * -> body -> validation -> handler, so a caller
  * without rights learns nothing about the shape of a valid request.

@@ -56,7 +56,7 @@ const date = column('date', ['date'], true, 'date_col_label');
 const currency = column('currency', ['currency'], false, 'currency_col_label');
 const account = column('account', ['account', 'account_name'], false, 'account_col_label');
 
-/** The columns of each type (imports.md), with the defaults a bank export usually has. */
+/** The columns of each type (docs/imports.md#columns-per-type), with the defaults a bank export usually has. */
 export const TYPE_SPECS: Record<ImportType, TypeSpec> = {
   TransactionImport: {
     intoAccount: true,

@@ -4,7 +4,7 @@ import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import type { TransactionRow } from './transaction.view.ts';
 
-/** Every filter of the transactions list (finance-api.md); all are combined with AND. */
+/** Every filter of the transactions list (docs/api-decisions.md#transactions); all are combined with AND. */
 export interface TransactionFilters {
   account_id?: string;
   account_ids?: string[];

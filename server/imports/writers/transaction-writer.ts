@@ -47,7 +47,7 @@ async function createNamedRecords(job: ImportJob): Promise<void> {
 /**
  * Writes the transactions of a TransactionImport or ExternalImport: set-based statements over the
  * staged rows, 10,000 rows at a time, each row one entry and one transaction with its category
- * and tags. Identical rows are separate transactions (imports.md).
+ * and tags. Identical rows are separate transactions (docs/imports.md#writing).
  */
 export async function writeTransactions(job: ImportJob, external: boolean): Promise<WriteOutcome> {
   await resolveAccounts(job, external);
