@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA_INFO_REQUEST, VALIDATE_FILES_REQUEST } from '../../language-server/src/server/server.ts';
+import {
+  SCHEMA_INFO_REQUEST,
+  VALIDATE_FILES_REQUEST,
+} from '../../language-server/src/server/handlers/blueprint-requests.ts';
 import { BLUEPRINT_FILE_GLOBS, BLUEPRINT_LANGUAGE_ID } from '../../vscode-extension/src/blueprint-files.ts';
 import * as protocol from '../../vscode-extension/src/protocol.ts';
 

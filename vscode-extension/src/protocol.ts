@@ -1,4 +1,4 @@
-/** The custom requests of the blueprint language server (`language-server/src/server/server.ts`). */
+/** The custom requests of the blueprint language server (`language-server/src/server/handlers/blueprint-requests.ts`). */
 export const SCHEMA_INFO_REQUEST = 'blueprint/schemaInfo';
 export const VALIDATE_FILES_REQUEST = 'blueprint/validateFiles';
 

@@ -1,6 +1,12 @@
 import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Problem, Range as OffsetRange, Severity } from '../service/problem.ts';
+import {
+  limitProblems,
+  MAX_PUBLISHED_PROBLEMS,
+  type Problem,
+  type Range as OffsetRange,
+  type Severity,
+} from '../service/problem.ts';
 
 const severities: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -25,4 +31,9 @@ export function toDiagnostic(document: Pick<TextDocument, 'positionAt'>, found: 
     source: 'blueprint',
     message: found.message,
   };
+}
+
+/** What an editor is sent for a document's problems: at most `MAX_PUBLISHED_PROBLEMS`, and a note of the rest. */
+export function toDiagnostics(document: Pick<TextDocument, 'positionAt'>, problems: readonly Problem[]): Diagnostic[] {
+  return limitProblems(problems, MAX_PUBLISHED_PROBLEMS).map((found) => toDiagnostic(document, found));
 }

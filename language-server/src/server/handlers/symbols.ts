@@ -2,6 +2,8 @@ import {
   SymbolKind,
   type DocumentSymbol,
   type DocumentSymbolParams,
+  type FoldingRange,
+  type FoldingRangeParams,
   type ServerCapabilities,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -10,8 +12,9 @@ import {
   type BlueprintSymbol,
   type BlueprintSymbolKind,
 } from '../../service/symbols/document-symbols.ts';
+import { foldingRanges } from '../../service/symbols/folding.ts';
 import { toRange } from '../convert.ts';
-import type { FeatureContext } from './feature-context.ts';
+import type { HandlerContext } from './handler-context.ts';
 
 const symbolKinds: Record<BlueprintSymbolKind, SymbolKind> = {
   section: SymbolKind.Namespace,
@@ -31,8 +34,11 @@ function toDocumentSymbol(document: TextDocument, symbol: BlueprintSymbol): Docu
   };
 }
 
-/** `textDocument/documentSymbol`: the hierarchical outline (sections, groups, entries). */
-export function registerDocumentSymbols(context: FeatureContext): ServerCapabilities {
+/**
+ * `textDocument/documentSymbol`: the hierarchical outline (sections, groups, entries), and
+ * `textDocument/foldingRange`: line folds of sections, groups, entries and their nested blocks.
+ */
+export function registerSymbols(context: HandlerContext): ServerCapabilities {
   context.connection.onDocumentSymbol(
     context.safely('documentSymbol', [], async (params: DocumentSymbolParams) => {
       const state = await context.stateOf(params.textDocument.uri);
@@ -40,5 +46,11 @@ export function registerDocumentSymbols(context: FeatureContext): ServerCapabili
       return documentSymbols(state.root).map((symbol) => toDocumentSymbol(state.document, symbol));
     }),
   );
-  return { documentSymbolProvider: { label: 'Blueprint' } };
+  context.connection.onFoldingRanges(
+    context.safely('foldingRange', [], async (params: FoldingRangeParams): Promise<FoldingRange[]> => {
+      const state = await context.stateOf(params.textDocument.uri);
+      return state ? foldingRanges(state.root, state.text) : [];
+    }),
+  );
+  return { documentSymbolProvider: { label: 'Blueprint' }, foldingRangeProvider: true };
 }

@@ -1,10 +1,10 @@
 import { ResponseError, type Location, type ServerCapabilities, type WorkspaceEdit } from 'vscode-languageserver';
 import { findDefinition, findReferences, prepareRename, renameId } from '../../service/navigation/navigation.ts';
 import { toRange } from '../convert.ts';
-import type { FeatureContext } from './feature-context.ts';
+import type { HandlerContext } from './handler-context.ts';
 
 /** Go to definition (`!KeyOf x` -> `id: x`), references and rename of entry ids. */
-export function registerNavigation(context: FeatureContext): ServerCapabilities {
+export function registerNavigation(context: HandlerContext): ServerCapabilities {
   const { connection, safely, stateOf } = context;
 
   connection.onDefinition(

@@ -12,7 +12,7 @@ import {
 import type { CompletionEntry, CompletionKind } from '../../service/completion/completion-site.ts';
 import { doComplete } from '../../service/completion/completion.ts';
 import { toRange } from '../convert.ts';
-import type { FeatureContext } from './feature-context.ts';
+import type { HandlerContext } from './handler-context.ts';
 
 const kinds: Record<CompletionKind, CompletionItemKind> = {
   property: CompletionItemKind.Property,
@@ -43,7 +43,7 @@ function toCompletionItem(entry: CompletionEntry, range: Range): CompletionItem 
 }
 
 /** `textDocument/completion`: the language service's items, each replacing the word at the cursor. */
-export function registerCompletion(context: FeatureContext): ServerCapabilities {
+export function registerCompletion(context: HandlerContext): ServerCapabilities {
   context.connection.onCompletion(
     context.safely('completion', null, async (params: CompletionParams): Promise<CompletionList | null> => {
       const state = await context.stateOf(params.textDocument.uri);

@@ -1,10 +1,10 @@
 import { MarkupKind, type HoverParams, type ServerCapabilities } from 'vscode-languageserver';
 import { doHover } from '../../service/hover/hover.ts';
 import { toRange } from '../convert.ts';
-import type { FeatureContext } from './feature-context.ts';
+import type { HandlerContext } from './handler-context.ts';
 
 /** `textDocument/hover`: the language service's Markdown, at the hovered text. */
-export function registerHover(context: FeatureContext): ServerCapabilities {
+export function registerHover(context: HandlerContext): ServerCapabilities {
   context.connection.onHover(
     context.safely('hover', null, async (params: HoverParams) => {
       const state = await context.stateOf(params.textDocument.uri);

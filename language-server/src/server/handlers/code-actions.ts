@@ -1,10 +1,10 @@
 import { CodeActionKind, type CodeAction, type ServerCapabilities } from 'vscode-languageserver';
 import { quickFixes } from '../../service/code-actions/quick-fixes.ts';
 import { toDiagnostic, toOffsets, toRange } from '../convert.ts';
-import type { FeatureContext } from './feature-context.ts';
+import type { HandlerContext } from './handler-context.ts';
 
 /** Quick fixes for the problems in the requested range (did-you-mean, quoting, lowercasing, identifiers). */
-export function registerCodeActions(context: FeatureContext): ServerCapabilities {
+export function registerCodeActions(context: HandlerContext): ServerCapabilities {
   const { connection, safely, problemsOf, documentOf } = context;
   connection.onCodeAction(
     safely('codeAction', [], async ({ textDocument, range }): Promise<CodeAction[]> => {
