@@ -132,6 +132,14 @@ describe('document symbols', () => {
     );
   });
 
+  it('an entry whose first key is tagged covers the tag, so its selection stays inside it', () => {
+    // The yaml package starts such a mapping after the key's tag (at `[`).
+    const text = 'version: 1\nentries:\n  - !If [a, b] state: absent\n';
+    const entry = symbolsOf(text)[1]!.children[0]!;
+    expect(text.slice(...entry.selectionRange)).toBe('!If [a, b]');
+    expect(text.slice(...entry.range)).toBe('!If [a, b] state: absent');
+  });
+
   it('names are never blank, and long values are cut', () => {
     const text = `"": x\nentries:\n  - model: idp_core.group\n    identifiers: {name: ${'a'.repeat(60)}}\n`;
     const [blank, entries] = symbolsOf(text);

@@ -63,11 +63,14 @@ function entryName(entry: EntryRef): string {
 function entrySymbol(entry: EntryRef): BlueprintSymbol {
   const node = entry.node;
   const firstKey = node.kind === 'map' ? node.entries[0]?.key : undefined;
+  const selectionRange = (entry.modelNode ?? firstKey ?? node).range;
   return {
     name: visible(entryName(entry)),
     kind: 'entry',
-    range: node.range,
-    selectionRange: (entry.modelNode ?? firstKey ?? node).range,
+    // A tagged first key (`- !If [a, b] x: y`) starts before the mapping the yaml package reads,
+    // and editors reject a symbol whose selection leaves its range.
+    range: [Math.min(node.range[0], selectionRange[0]), Math.max(node.range[1], selectionRange[1])],
+    selectionRange,
     children: [],
   };
 }
