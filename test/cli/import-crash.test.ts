@@ -50,6 +50,15 @@ it('a worker killed in the middle of an import leaves nothing; the next one writ
     doomed.process.kill('SIGKILL');
   }
   await doomed.exited;
+  // The dead worker still locks the job. The next worker frees it at start-up once the lock is past
+  // its 5 s grace (server/jobs/worker-liveness.ts); a younger lock waits for the next sweep, 60 s on.
+  await until(
+    async () =>
+      (await server.query("select 1 from graphile_worker.jobs where locked_at < now() - interval '6 seconds'")).length >
+      0,
+    30_000,
+    "the dead worker's lock to age",
+  );
   const interrupted = await progress();
   expect(interrupted.status).toBe('importing');
   expect(interrupted.imported_count).toBeLessThan(ROWS);
@@ -64,6 +73,7 @@ it('a worker killed in the middle of an import leaves nothing; the next one writ
     next.process.kill('SIGTERM');
   }
   await next.exited;
+  expect(next.output()).toContain('released the jobs of workers that no longer run');
   expect((await progress()).imported_count).toBe(ROWS);
   expect(await written()).toBe(ROWS);
   const [sums] = await server.query<{ total: string; distinct_names: number; categories: number; taggings: number }>(
