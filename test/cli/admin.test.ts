@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../server/auth/totp.ts';
 import { verifyPassword } from '../../server/users/password.ts';
@@ -7,11 +10,29 @@ import { bearer, device, login } from '../support/sign-in.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
+let bundleDirectory: string;
 
 beforeAll(async () => {
   server = await startTestServer();
+  // tsx compiles and loads the whole server at each start of scripts/admin.ts (1-2 s of CPU); most
+  // tests run the CLI as one esbuild bundle of it instead, built as tsx compiles it. Inside the
+  // repository, so that its packages resolve from node_modules.
+  await mkdir('node_modules/.cache', { recursive: true });
+  bundleDirectory = await mkdtemp('node_modules/.cache/admin-test-');
+  await build({
+    entryPoints: ['scripts/admin.ts'],
+    outfile: path.join(bundleDirectory, 'admin.mjs'),
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'warning',
+  });
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  if (bundleDirectory) await rm(bundleDirectory, { recursive: true, force: true });
+});
 
 interface Outcome {
   code: number;
@@ -19,17 +40,26 @@ interface Outcome {
   stderr: string;
 }
 
-/** Runs `npm run --silent admin -- ...args` as a user would, against this file's database. */
+/** Runs the admin CLI with `args` against this file's database. */
 function admin(...args: string[]): Promise<Outcome> {
   return adminWith({}, ...args);
 }
 
-/** The same with more environment variables and, optionally, text on stdin. */
-function adminWith(options: { env?: Record<string, string>; stdin?: string }, ...args: string[]): Promise<Outcome> {
+/**
+ * The same with more environment variables and, optionally, text on stdin; `npm` runs it as a user
+ * would, `npm run --silent admin -- ...args`, else the bundle runs.
+ */
+function adminWith(
+  options: { env?: Record<string, string>; stdin?: string; npm?: boolean },
+  ...args: string[]
+): Promise<Outcome> {
+  const [command, commandArgs]: [string, string[]] = options.npm
+    ? ['npm', ['run', '--silent', 'admin', '--', ...args]]
+    : [process.execPath, [path.join(bundleDirectory, 'admin.mjs'), ...args]];
   return new Promise((resolve) => {
     const child = execFile(
-      'npm',
-      ['run', '--silent', 'admin', '--', ...args],
+      command,
+      commandArgs,
       { env: { ...process.env, DATABASE_URL: server.databaseUrl, ...options.env } },
       (error, stdout, stderr) => {
         resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
@@ -53,7 +83,7 @@ describe('admin CLI', () => {
       (await server.query<{ password_hash: string }>('select password_hash from users where email = $1', [email]))[0]!
         .password_hash;
     const piped = await adminWith(
-      { stdin: 'piped secret phrase\nignored' },
+      { stdin: 'piped secret phrase\nignored', npm: true },
       'create-user',
       '--email',
       'piped@example.com',
@@ -82,7 +112,8 @@ describe('admin CLI', () => {
   });
 
   it('creates a user and family, then a key that works against the API', async () => {
-    const created = await admin(
+    const created = await adminWith(
+      { npm: true },
       'create-user',
       '--email',
       'Owner@Example.com',
@@ -136,7 +167,9 @@ describe('admin CLI', () => {
   });
 
   it('exits 1 when the email is taken', async () => {
-    const outcome = await admin(
+    // Through npm: its exit code and stderr reach the caller.
+    const outcome = await adminWith(
+      { npm: true },
       'create-user',
       '--email',
       'owner@example.com',
