@@ -44,6 +44,7 @@ export async function startTestServer(
   options: { sealingKey?: Buffer } = {},
 ): Promise<TestServer> {
   const adminUrl = inject('adminDatabaseUrl');
+  if (!adminUrl) throw new Error('no test database here: add this file to DATABASE_TESTS in vitest.config.ts');
   const name = `finance_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   await ensureDatabase(adminUrl, name, TEMPLATE_DATABASE);
   const url = databaseUrl(adminUrl, name);
