@@ -4,6561 +4,6386 @@
  */
 
 export interface paths {
-  '/api/v1/accounts': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List accounts
-     * @description Returns the family's accounts one page at a time, in every status. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listAccounts'];
-    put?: never;
-    /**
-     * Create an account
-     * @description Creates an account in the family. The classification (asset or liability) follows from `account_type`; `currency` defaults to the family currency and `balance` (the opening balance) to 0. A name already used by another account of the family is answered with 422. Requires the `read_write` scope.
-     */
-    post: operations['createAccount'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/accounts/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * List accounts
+         * @description Returns the family's accounts one page at a time, in every status. Requires the `read` scope (a `read_write` credential also works).
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    /**
-     * Get an account
-     * @description Returns one account of the family. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getAccount'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/categories': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List categories
-     * @description Returns the family's categories one page at a time, top-level and subcategories alike. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listCategories'];
-    put?: never;
-    /**
-     * Create a category
-     * @description Creates a category in the family, optionally under a parent category (`parent_id`). A name already used in the family (ignoring case) is answered with 422, as is a `parent_id` that is not a category of the family. Requires the `read_write` scope.
-     */
-    post: operations['createCategory'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/categories/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        get: operations["listAccounts"];
+        put?: never;
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Create an account
+         * @description Creates an account in the family. The classification (asset or liability) follows from `account_type`; `currency` defaults to the family currency and `balance` (the opening balance) to 0. A name already used by another account of the family is answered with 422. Requires the `read_write` scope.
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
+        post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Get a category
-     * @description Returns one category of the family. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getCategory'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/merchants': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List merchants
-     * @description Returns the family's merchants one page at a time. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listMerchants'];
-    put?: never;
-    /**
-     * Create a merchant
-     * @description Creates a merchant in the family. A name already used in the family (ignoring case) is answered with 422. Requires the `read_write` scope.
-     */
-    post: operations['createMerchant'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/merchants/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Get an account
+         * @description Returns one account of the family. Requires the `read` scope (a `read_write` credential also works).
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Get a merchant
-     * @description Returns one merchant of the family. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getMerchant'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/tags': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List tags
-     * @description Returns the family's tags one page at a time. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listTags'];
-    put?: never;
-    /**
-     * Create a tag
-     * @description Creates a tag in the family; a colour is picked when none is sent. A name already used in the family (ignoring case) is answered with 422. Requires the `read_write` scope.
-     */
-    post: operations['createTag'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/tags/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * List categories
+         * @description Returns the family's categories one page at a time, top-level and subcategories alike. Requires the `read` scope (a `read_write` credential also works).
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    /**
-     * Get a tag
-     * @description Returns one tag of the family. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getTag'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a tag
-     * @description Deletes a tag and detaches it from every transaction that carried it; the transactions themselves stay. Requires the `read_write` scope.
-     */
-    delete: operations['deleteTag'];
-    options?: never;
-    head?: never;
-    /**
-     * Update a tag
-     * @description Renames a tag or changes its colour; fields left out keep their value. A name already used by another tag of the family (ignoring case) is answered with 422. Requires the `read_write` scope.
-     */
-    patch: operations['updateTag'];
-    trace?: never;
-  };
-  '/api/v1/securities': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List securities
-     * @description Returns known securities one page at a time, optionally narrowed by a search text. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listSecurities'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/securities/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        get: operations["listCategories"];
+        put?: never;
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Create a category
+         * @description Creates a category in the family, optionally under a parent category (`parent_id`). A name already used in the family (ignoring case) is answered with 422, as is a `parent_id` that is not a category of the family. Requires the `read_write` scope.
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
+        post: operations["createCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Get a security
-     * @description Returns one security. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getSecurity'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/transactions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List transactions
-     * @description Returns the family's transactions one page at a time, newest date first (then newest created first). All filters are optional and combine with AND; the single-id filters (`account_id`, ...) and the list filters (`account_ids`, ...) may be used together. An invalid date or amount filter is answered with 422 `validation_failed`. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listTransactions'];
-    put?: never;
-    /**
-     * Create a transaction
-     * @description Books a transaction on an account of the family. `account_id`, `date`, `amount` and a label are needed; the label is `name`, or `description` when `name` is absent. The schema cannot express "one of the two", so when both are missing the server answers 422 `validation_failed` with an entry for `/body/transaction/name`; every other missing field gets its own entry too.
-     *
-     *     The stored sign comes from `nature`: `income`/`inflow` store the amount as money in (negative), `expense`/`outflow` as money out (positive), whatever sign was sent; without `nature` the amount is stored as sent (positive = expense). `currency` defaults to the family currency.
-     *
-     *     An `account_id` that is not an account of the family is answered with 404; a `category_id`, `merchant_id` or `tag_ids` entry that is not a record of the family is answered with 422. Requires the `read_write` scope.
-     */
-    post: operations['createTransaction'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/transactions/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/categories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Get a category
+         * @description Returns one category of the family. Requires the `read` scope (a `read_write` credential also works).
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
+        get: operations["getCategory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Get a transaction
-     * @description Returns one transaction of the family. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getTransaction'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a transaction
-     * @description Deletes a transaction of the family and confirms with its id. Requires the `read_write` scope.
-     */
-    delete: operations['deleteTransaction'];
-    options?: never;
-    head?: never;
-    /**
-     * Update a transaction
-     * @description Changes the fields sent and keeps the others; the account of a transaction cannot be changed. For tags, leaving `tag_ids` out keeps the current tags, while `[]` removes them all. `category_id`, `merchant_id` and `notes` accept null to clear them. `nature` re-applies the sign rule of creation to the (new or stored) amount. A category, merchant or tag that is not a record of the family is answered with 422. Requires the `read_write` scope.
-     */
-    patch: operations['updateTransaction'];
-    trace?: never;
-  };
-  '/api/v1/valuations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Record a valuation
-     * @description Sets the balance of an account of the family on a date by recording a valuation (an entry of kind `reconciliation`). `account_id`, `amount` and `date` are required (422 otherwise). When the account already has a valuation on that date, that valuation is updated instead of a second one being created: the answer is then 200 rather than 201. An `account_id` that is not an account of the family is answered with 404. Valuations cannot be deleted through the API. Requires the `read_write` scope.
-     */
-    post: operations['createValuation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/valuations/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * List merchants
+         * @description Returns the family's merchants one page at a time. Requires the `read` scope (a `read_write` credential also works).
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    /**
-     * Get a valuation
-     * @description Returns one valuation of the family; the id is the id of the valuation's account entry. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getValuation'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Update a valuation
-     * @description Changes a valuation. `amount` and `date` can only be changed together: sending one without the other is answered with 422 and the message `Both amount and date are required when updating reconciliation`. Changing only `notes` is allowed. Requires the `read_write` scope.
-     */
-    patch: operations['updateValuation'];
-    trace?: never;
-  };
-  '/api/v1/trades': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List trades
-     * @description Returns the family's trades one page at a time, newest date first. Only trades on accounts that are active or draft are listed (the same filter applies to `getTrade`). An invalid `start_date` or `end_date` is answered with 422 `validation_failed`. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listTrades'];
-    put?: never;
-    /**
-     * Record a trade
-     * @description Records a buy or a sell of a security on an account of the family. The security is given by `security_id` or by `ticker` (a new security is created for an unknown ticker); when neither is sent the server answers 422. The account must support trades, that is be an `investment` account or a `crypto` account with subtype `exchange`; any other account is answered with 422 `Account does not support trades`. An `account_id` that is not an account of the family is answered with 404.
-     *
-     *     `qty` and `price` are required positive numbers, sent as JSON numbers or decimal strings. A value that is not a number is answered with 422 `qty and price must be valid numbers`; an empty, zero or negative one with 422 `qty and price must be present and positive`. The entry amount is the quantity (negative for a sale) times the price, plus `fee`, and must stay within 9,999,999,999,999.9999. A sale needs the units: selling more than the account holds of the security on that date (or making a later sale do so) is answered with 422 `Cannot sell more shares than held`. The name is generated, for example `Buy 10 shares of VTI`. Requires the `read_write` scope.
-     */
-    post: operations['createTrade'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/trades/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        get: operations["listMerchants"];
+        put?: never;
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Create a merchant
+         * @description Creates a merchant in the family. A name already used in the family (ignoring case) is answered with 422. Requires the `read_write` scope.
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
+        post: operations["createMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Get a trade
-     * @description Returns one trade of the family. The same visibility filter as the list applies: a trade on an account that is neither active nor draft is answered with 404. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getTrade'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a trade
-     * @description Deletes a trade of the family and confirms with its id. A purchase whose units are sold later cannot be deleted while those sales remain (422 `Cannot sell more shares than held`): delete or change the sales first. Requires the `read_write` scope.
-     */
-    delete: operations['deleteTrade'];
-    options?: never;
-    head?: never;
-    /**
-     * Update a trade
-     * @description Changes the fields sent and keeps the others. The fields sit flat inside `trade`.
-     *     - Direction: `type` accepts `buy` or `sell`, and `nature` accepts `inflow`
-     *       (a sale) or `outflow` (a purchase). When neither is sent the trade keeps
-     *       its current direction.
-     *
-     *     - Quantity and price: when `qty` or `price` is sent, the signs are
-     *       normalised for the direction and the amount is recomputed as quantity
-     *       times price plus the stored fee. If only one of the two is sent, the
-     *       other comes from the stored trade.
-     *
-     *     - A custom `investment_activity_label` already on the trade is kept when
-     *       the quantity or price changes.
-     *
-     *     - A `qty` or `price` that is not a number is answered with 422 `qty and
-     *       price must be valid numbers`; an empty, zero or negative one with 422
-     *       `qty and price must be present and positive`. Other validation failures
-     *       are 422 as well.
-     *
-     *     - The trade must be visible under the same filters as `getTrade`,
-     *       otherwise the answer is 404.
-     *
-     *     - A generated name (`Buy 10 shares of VTI`) follows a new quantity or
-     *       direction; a name the user set is kept.
-     *
-     *     - After the change, the account must hold a non-negative number of units
-     *       of the security on every date (422 `Cannot sell more shares than
-     *       held`), and no position may be worth more than 9,999,999,999,999.9999.
-     *
-     *
-     *     Requires the `read_write` scope.
-     */
-    patch: operations['updateTrade'];
-    trace?: never;
-  };
-  '/api/v1/holdings': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List holdings
-     * @description Returns the family's holdings one page at a time, oldest date first. Only holdings of accounts that are active or draft are listed. `date` selects one day; `start_date` and `end_date` select a range. An invalid date in any of them is answered with 422 `validation_failed`. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listHoldings'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/holdings/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/merchants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Get a merchant
+         * @description Returns one merchant of the family. Requires the `read` scope (a `read_write` credential also works).
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
+        get: operations["getMerchant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Get a holding
-     * @description Returns one holding of the family. The same account-status filter as the list applies: a holding of an account that is neither active nor draft is answered with 404. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getHolding'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/imports': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List imports
-     * @description Returns the family's imports one page at a time, newest first, optionally narrowed by status and type. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listImports'];
-    put?: never;
-    /**
-     * Create an import
-     * @description Creates an import from CSV text sent in a flat JSON body; the new import is `pending`. When `publish` is the string `true` and the configuration (column labels and formats) is valid, the import is also queued for processing: the job marks it `importing`, writes its rows and entries in a single database transaction, and ends with `complete`, or with `failed` and `error` set and nothing written. Follow the progress with `getImport`. `type` defaults to `TransactionImport`.
-     *
-     *     `raw_file_content` larger than 10,485,760 bytes (10 MiB) is answered with 422 `content_too_large`; the request body limit of the server is higher, so this is the answer clients see for an oversized CSV rather than 413. An `account_id` that is not an account of the family is answered with 404. Requires the `read_write` scope.
-     */
-    post: operations['createImport'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/imports/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * List tags
+         * @description Returns the family's tags one page at a time. Requires the `read` scope (a `read_write` credential also works).
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    /**
-     * Get an import
-     * @description Returns one import of the family together with its configuration and row statistics. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getImport'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change the configuration of an import
-     * @description Changes the column labels, formats or account of a `pending` import and reads its CSV again with them, so the answer's `stats` (and `listImportRows`) show at once whether it can be published. Any other state is answered with 422; an `account_id` that is not an account of the family with 404. Requires the `read_write` scope.
-     */
-    patch: operations['updateImport'];
-    trace?: never;
-  };
-  '/api/v1/imports/{id}/rows': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        get: operations["listTags"];
+        put?: never;
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Create a tag
+         * @description Creates a tag in the family; a colour is picked when none is sent. A name already used in the family (ignoring case) is answered with 422. Requires the `read_write` scope.
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
+        post: operations["createTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * List the rows of an import
-     * @description Returns the import's data rows as they were read from the CSV with its current configuration, one page at a time in file order, each with its problems, so a client can show what is wrong before publishing. `valid` narrows the list to the rows that can (`true`) or cannot (`false`) be imported. Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listImportRows'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/imports/{id}/publish': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Get a tag
+         * @description Returns one tag of the family. Requires the `read` scope (a `read_write` credential also works).
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Publish an import
-     * @description Queues a `pending` import whose rows are all valid: it becomes `importing` at once and the `import_process` job writes every row in one database transaction, ending `complete` (with `stats.imported_count` records) or `failed` with `error` and nothing written. A client follows the progress with `getImport`. An import that is not `pending`, has no rows, has invalid rows or lacks an account (when its type needs one and the CSV names none) is answered with 422. Requires the `read_write` scope.
-     */
-    post: operations['publishImport'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/imports/{id}/revert': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        get: operations["getTag"];
+        put?: never;
+        post?: never;
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Delete a tag
+         * @description Deletes a tag and detaches it from every transaction that carried it; the transactions themselves stay. Requires the `read_write` scope.
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Revert an import
-     * @description Undoes a `complete` (or `revert_failed`) import: it becomes `reverting` at once and the `import_revert` job removes exactly the records the import created (entries, accounts, categories, tags, merchants, rules), in one transaction, then the import is `pending` again (it can be changed and published anew), or `revert_failed` with `error`. Securities are shared and stay. Any other state is answered with 422. Requires the `read_write` scope.
-     */
-    post: operations['revertImport'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/chats': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List chats
-     * @description Returns the user's AI chats one page at a time, the one with the newest activity (a message or a change) first, without their messages but with `last_message_at` and `message_count`. Chats belong to the user who started them: other members of the family do not see them. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['listChats'];
-    put?: never;
-    /**
-     * Start a chat
-     * @description Creates a chat from a `title`, a first `message`, or both (neither, or a blank one, is answered with 422). When `message` is sent it becomes the first user message, a pending assistant message is added and a reply is queued; `model` picks the AI model for that reply. Without a title the chat is named after its first message. A message counts against the user's hourly message limit (429 when it is used up). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
-     */
-    post: operations['createChat'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/chats/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        delete: operations["deleteTag"];
+        options?: never;
+        head?: never;
         /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+         * Update a tag
+         * @description Renames a tag or changes its colour; fields left out keep their value. A name already used by another tag of the family (ignoring case) is answered with 422. Requires the `read_write` scope.
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
+        patch: operations["updateTag"];
+        trace?: never;
     };
-    /**
-     * Get a chat
-     * @description Returns one chat of the user with all its messages, oldest first, and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
-     */
-    get: operations['getChat'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a chat
-     * @description Deletes a chat with all its messages and tool calls. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
-     */
-    delete: operations['deleteChat'];
-    options?: never;
-    head?: never;
-    /**
-     * Rename a chat
-     * @description Changes the title of a chat; the new title must not be empty (422 otherwise). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
-     */
-    patch: operations['updateChat'];
-    trace?: never;
-  };
-  '/api/v1/chats/{chat_id}/messages': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/securities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
-         * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
+         * List securities
+         * @description Returns known securities one page at a time, optionally narrowed by a search text. Requires the `read` scope (a `read_write` credential also works).
          */
-        chat_id: components['parameters']['ChatId'];
-      };
-      cookie?: never;
+        get: operations["listSecurities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Send a message
-     * @description Adds a user message with non-empty `content` to a chat (422 on empty content), adds a pending assistant message and queues the assistant reply. The answer returns the user message with `ai_response_status: "pending"`; read the chat again to see the reply when it is ready. `model` picks the AI model for this reply. Each message counts against the user's hourly message limit (429 when it is used up); a chat holds at most 1,000 messages (422 beyond). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
-     */
-    post: operations['createChatMessage'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/chats/{chat_id}/messages/retry': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+    "/api/v1/securities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
         /**
-         * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
-         * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
+         * Get a security
+         * @description Returns one security. Requires the `read` scope (a `read_write` credential also works).
          */
-        chat_id: components['parameters']['ChatId'];
-      };
-      cookie?: never;
+        get: operations["getSecurity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Retry the assistant reply
-     * @description Asks the assistant to write its latest reply again, for example after a failure. No body is sent. The latest assistant message (failed or complete) loses its content and tool calls, becomes `pending` and is written again in the background from the conversation before it; the answer names that message. A chat without any assistant message, or whose latest reply is still pending, is answered with 422. A retry counts against the user's hourly message limit (429 when it is used up). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
-     */
-    post: operations['retryChatMessage'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/login': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transactions
+         * @description Returns the family's transactions one page at a time, newest date first (then newest created first). All filters are optional and combine with AND; the single-id filters (`account_id`, ...) and the list filters (`account_ids`, ...) may be used together. An invalid date or amount filter is answered with 422 `validation_failed`. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listTransactions"];
+        put?: never;
+        /**
+         * Create a transaction
+         * @description Books a transaction on an account of the family. `account_id`, `date`, `amount` and a label are needed; the label is `name`, or `description` when `name` is absent. The schema cannot express "one of the two", so when both are missing the server answers 422 `validation_failed` with an entry for `/body/transaction/name`; every other missing field gets its own entry too.
+         *
+         *     The stored sign comes from `nature`: `income`/`inflow` store the amount as money in (negative), `expense`/`outflow` as money out (positive), whatever sign was sent; without `nature` the amount is stored as sent (positive = expense). `currency` defaults to the family currency.
+         *
+         *     An `account_id` that is not an account of the family is answered with 404; a `category_id`, `merchant_id` or `tag_ids` entry that is not a record of the family is answered with 422. Requires the `read_write` scope.
+         */
+        post: operations["createTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Sign in with email and password
-     * @description Signs a user in from a mobile or web client and issues an access token (30 days, scope `read_write`) and a refresh token for the device. No credential is needed.
-     *
-     *     - `device` describes the client: `device_id`, `device_name` and
-     *       `device_type` must be present and not blank. It is not marked required
-     *       in the schema because the server checks it itself and answers 400
-     *       `Device information is required`.
-     *
-     *     - A wrong email or password is answered with 401 `Invalid email or
-     *       password`; an unknown email gets the same answer after the same work.
-     *
-     *     - A user with a second factor must also send `otp_code`, the current
-     *       6-digit TOTP code (30-second steps, one step of clock drift either
-     *       way, each code accepted once). When it is missing the answer is 401
-     *       `Two-factor authentication code is required`, when it is wrong or
-     *       already used 401 `Two-factor authentication code is invalid`, both
-     *       with `mfa_required: true`.
-     *
-     *     - A deactivated user is answered with 401 `Account has been
-     *       deactivated`.
-     *
-     *     - Signing in again with the same `device_id` replaces that device's
-     *       tokens (one token family per device).
-     *
-     *     - Failed sign-ins (wrong password or code) are counted per client
-     *       address (default 50) and per email address (default 10) in a
-     *       15-minute window; attempts count while they run and are given back
-     *       when they succeed. Beyond the limit the answer is 429
-     *       `rate_limit_exceeded` with `Retry-After`.
-     */
-    post: operations['login'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/refresh': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a transaction
+         * @description Returns one transaction of the family. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getTransaction"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a transaction
+         * @description Deletes a transaction of the family and confirms with its id. Requires the `read_write` scope.
+         */
+        delete: operations["deleteTransaction"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a transaction
+         * @description Changes the fields sent and keeps the others; the account of a transaction cannot be changed. For tags, leaving `tag_ids` out keeps the current tags, while `[]` removes them all. `category_id`, `merchant_id` and `notes` accept null to clear them. `nature` re-applies the sign rule of creation to the (new or stored) amount. A category, merchant or tag that is not a record of the family is answered with 422. Requires the `read_write` scope.
+         */
+        patch: operations["updateTransaction"];
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Refresh the access token
-     * @description Exchanges a refresh token for a new access token and a new refresh token for the same device; the refresh token sent is revoked at once (tokens rotate). No credential is needed. The answer does not include the user.
-     *
-     *     - `refresh_token` is not marked required in the schema because the server
-     *       checks it itself and answers 400 `Refresh token is required` when it is
-     *       missing or blank.
-     *
-     *     - An unknown, revoked or expired (after 90 days) refresh token is
-     *       answered with 401 `Invalid refresh token`.
-     *
-     *     - A refresh token that was already used is answered with 401 `Invalid
-     *       refresh token` and revokes every token of its device: one of the two
-     *       users of that token is not the app. Two concurrent refreshes with one
-     *       token count as such a reuse.
-     */
-    post: operations['refreshToken'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/sso_link': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/valuations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a valuation
+         * @description Sets the balance of an account of the family on a date by recording a valuation (an entry of kind `reconciliation`). `account_id`, `amount` and `date` are required (422 otherwise). When the account already has a valuation on that date, that valuation is updated instead of a second one being created: the answer is then 200 rather than 201. An `account_id` that is not an account of the family is answered with 404. Valuations cannot be deleted through the API. Requires the `read_write` scope.
+         */
+        post: operations["createValuation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Link a single-sign-on identity to an existing user
-     * @description Finishes a mobile single-sign-on sign-in whose identity-provider login is not linked to a user yet. The app received a one-time `linking_code` (valid for 10 minutes) when the provider callback redirected it with status `account_not_linked`; the user now proves to own an existing account with its email and password. On success the provider identity, including the provider's issuer, is linked to that user and tokens are issued. (A user with a second factor never reaches this step through the callback, which rejects such a sign-in with status `mfa_not_supported`.) No credential is needed.
-     *
-     *     - `linking_code` is not marked required in the schema: the server checks
-     *       it itself and answers 400 `Linking code is required` when it is missing
-     *       or blank.
-     *
-     *     - An unknown, expired or already used code is answered with 401 `Linking
-     *       code is invalid or expired`.
-     *
-     *     - A wrong (or missing) email or password is answered with 401 `Invalid
-     *       email or password`; the code stays usable.
-     *
-     *     - A user with a second factor is answered with 401 `MFA users should
-     *       sign in with email and password` and `mfa_required: true`; the code is
-     *       not consumed and nothing is linked.
-     *
-     *     - A deactivated user is answered with 401 `Account has been deactivated`
-     *       (code kept).
-     *
-     *     - Failed password checks count against the same limits as `login` (429).
-     *     - The code is consumed in one atomic step after these checks and before
-     *       the identity link is written, in the same transaction, so among
-     *       concurrent requests with the same code only one succeeds.
-     *
-     *     - When the identity was linked to a user meanwhile (another sign-in
-     *       finished first), the answer is 422 and the code stays usable.
-     */
-    post: operations['linkSsoAccount'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/sso_create_account': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/valuations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a valuation
+         * @description Returns one valuation of the family; the id is the id of the valuation's account entry. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getValuation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a valuation
+         * @description Changes a valuation. `amount` and `date` can only be changed together: sending one without the other is answered with 422 and the message `Both amount and date are required when updating reconciliation`. Changing only `notes` is allowed. Requires the `read_write` scope.
+         */
+        patch: operations["updateValuation"];
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Create a user from a single-sign-on identity
-     * @description Finishes a mobile single-sign-on sign-in by creating a new user for an identity-provider login that is not linked yet, using the one-time `linking_code` (valid for 10 minutes) the app received with status `account_not_linked`. The user gets the email from the provider and the names sent here (or those from the provider); the identity, including the provider's issuer, is stored for the new user and tokens are issued. No credential is needed.
-     *
-     *     - `linking_code` is not marked required in the schema: the server checks
-     *       it itself and answers 400 `Linking code is required` when it is missing
-     *       or blank.
-     *
-     *     - An unknown, expired or already used code is answered with 401 `Linking
-     *       code is invalid or expired`.
-     *
-     *     - When account creation is not allowed for this sign-in (each provider's
-     *       configuration decides; by default it is not), the answer is 403 `SSO
-     *       account creation is disabled. Please contact an administrator.` and
-     *       the code stays usable.
-     *
-     *     - The code is consumed in one atomic step after these checks and before
-     *       the user is written, in the same transaction, so among concurrent
-     *       requests with the same code only one succeeds.
-     *
-     *     - When the user cannot be saved (the email is already taken, or the
-     *       provider shared no email) the answer is 422 with the validation errors
-     *       and the code stays usable.
-     *
-     *     - The new user has no password (they sign in through the provider) and
-     *       gets a family of their own, named after them, in the service's default
-     *       currency (`DEFAULT_CURRENCY`).
-     */
-    post: operations['createSsoAccount'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/sso_exchange': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List trades
+         * @description Returns the family's trades one page at a time, newest date first. Only trades on accounts that are active or draft are listed (the same filter applies to `getTrade`). An invalid `start_date` or `end_date` is answered with 422 `validation_failed`. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listTrades"];
+        put?: never;
+        /**
+         * Record a trade
+         * @description Records a buy or a sell of a security on an account of the family. The security is given by `security_id` or by `ticker` (a new security is created for an unknown ticker); when neither is sent the server answers 422. The account must support trades, that is be an `investment` account or a `crypto` account with subtype `exchange`; any other account is answered with 422 `Account does not support trades`. An `account_id` that is not an account of the family is answered with 404.
+         *
+         *     `qty` and `price` are required positive numbers, sent as JSON numbers or decimal strings. A value that is not a number is answered with 422 `qty and price must be valid numbers`; an empty, zero or negative one with 422 `qty and price must be present and positive`. The entry amount is the quantity (negative for a sale) times the price, plus `fee`, and must stay within 9,999,999,999,999.9999. A sale needs the units: selling more than the account holds of the security on that date (or making a later sale do so) is answered with 422 `Cannot sell more shares than held`. The name is generated, for example `Buy 10 shares of VTI`. Requires the `read_write` scope.
+         */
+        post: operations["createTrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Exchange a single-sign-on code for tokens
-     * @description Finishes a mobile single-sign-on sign-in whose identity-provider login is already linked to a user. The provider callback redirected the app with a one-time `code` (never with tokens, which would end up in browser history and logs); the app exchanges it here for an access token and a refresh token for the device that started the sign-in. No credential is needed.
-     *
-     *     - `code` is not marked required in the schema: the server checks it
-     *       itself and answers 400 `Code is required` when it is missing or blank.
-     *
-     *     - An unknown, expired (after 5 minutes) or already used code is answered
-     *       with 401 `Authorization code is invalid or expired`. A code works once:
-     *       among concurrent requests with the same code only one succeeds.
-     */
-    post: operations['exchangeSsoCode'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/mobile/{provider}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/trades/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a trade
+         * @description Returns one trade of the family. The same visibility filter as the list applies: a trade on an account that is neither active nor draft is answered with 404. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getTrade"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a trade
+         * @description Deletes a trade of the family and confirms with its id. A purchase whose units are sold later cannot be deleted while those sales remain (422 `Cannot sell more shares than held`): delete or change the sales first. Requires the `read_write` scope.
+         */
+        delete: operations["deleteTrade"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a trade
+         * @description Changes the fields sent and keeps the others. The fields sit flat inside `trade`.
+         *     - Direction: `type` accepts `buy` or `sell`, and `nature` accepts `inflow`
+         *       (a sale) or `outflow` (a purchase). When neither is sent the trade keeps
+         *       its current direction.
+         *
+         *     - Quantity and price: when `qty` or `price` is sent, the signs are
+         *       normalised for the direction and the amount is recomputed as quantity
+         *       times price plus the stored fee. If only one of the two is sent, the
+         *       other comes from the stored trade.
+         *
+         *     - A custom `investment_activity_label` already on the trade is kept when
+         *       the quantity or price changes.
+         *
+         *     - A `qty` or `price` that is not a number is answered with 422 `qty and
+         *       price must be valid numbers`; an empty, zero or negative one with 422
+         *       `qty and price must be present and positive`. Other validation failures
+         *       are 422 as well.
+         *
+         *     - The trade must be visible under the same filters as `getTrade`,
+         *       otherwise the answer is 404.
+         *
+         *     - A generated name (`Buy 10 shares of VTI`) follows a new quantity or
+         *       direction; a name the user set is kept.
+         *
+         *     - After the change, the account must hold a non-negative number of units
+         *       of the security on every date (422 `Cannot sell more shares than
+         *       held`), and no position may be worth more than 9,999,999,999,999.9999.
+         *
+         *
+         *     Requires the `read_write` scope.
+         */
+        patch: operations["updateTrade"];
+        trace?: never;
     };
-    /**
-     * Start a mobile single-sign-on sign-in
-     * @description Opened by the app in a browser (for example `ASWebAuthenticationSession` or a Custom Tab): starts an OpenID Connect authorization-code sign-in with PKCE, `state` and `nonce` at the configured provider and redirects the browser there. The device parameters describe the installation that will receive the tokens; `device_id`, `device_name` and `device_type` must be present (else the flow ends with `error=missing_device_info`). The sign-in must be finished within 10 minutes in the same browser: a cookie binds the callback to it. Every failure redirects to the app with `error` and `message` instead of answering with JSON.
-     */
-    get: operations['startMobileSso'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/mobile/{provider}/callback': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/holdings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List holdings
+         * @description Returns the family's holdings one page at a time, oldest date first. Only holdings of accounts that are active or draft are listed. `date` selects one day; `start_date` and `end_date` select a range. An invalid date in any of them is answered with 422 `validation_failed`. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listHoldings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Finish a mobile single-sign-on sign-in
-     * @description The identity provider sends the browser here after the user signed in (or refused). The service checks `state` against the sign-in this browser started (once: a replayed callback is refused), exchanges the code with the PKCE verifier, verifies the ID token (signature, issuer, audience, `nonce`) and redirects to the app with the outcome. Providers may add parameters of their own, which are accepted and ignored.
-     */
-    get: operations['finishMobileSso'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
+    "/api/v1/holdings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a holding
+         * @description Returns one holding of the family. The same account-status filter as the list applies: a holding of an account that is neither active nor draft is answered with 404. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getHolding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List imports
+         * @description Returns the family's imports one page at a time, newest first, optionally narrowed by status and type. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Create an import
+         * @description Creates an import from CSV text sent in a flat JSON body; the new import is `pending`. When `publish` is the string `true` and the configuration (column labels and formats) is valid, the import is also queued for processing: the job marks it `importing`, writes its rows and entries in a single database transaction, and ends with `complete`, or with `failed` and `error` set and nothing written. Follow the progress with `getImport`. `type` defaults to `TransactionImport`.
+         *
+         *     `raw_file_content` larger than 10,485,760 bytes (10 MiB) is answered with 422 `content_too_large`; the request body limit of the server is higher, so this is the answer clients see for an oversized CSV rather than 413. An `account_id` that is not an account of the family is answered with 404. Requires the `read_write` scope.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an import
+         * @description Returns one import of the family together with its configuration and row statistics. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the configuration of an import
+         * @description Changes the column labels, formats or account of a `pending` import and reads its CSV again with them, so the answer's `stats` (and `listImportRows`) show at once whether it can be published. Any other state is answered with 422; an `account_id` that is not an account of the family with 404. Requires the `read_write` scope.
+         */
+        patch: operations["updateImport"];
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the rows of an import
+         * @description Returns the import's data rows as they were read from the CSV with its current configuration, one page at a time in file order, each with its problems, so a client can show what is wrong before publishing. `valid` narrows the list to the rows that can (`true`) or cannot (`false`) be imported. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listImportRows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish an import
+         * @description Queues a `pending` import whose rows are all valid: it becomes `importing` at once and the `import_process` job writes every row in one database transaction, ending `complete` (with `stats.imported_count` records) or `failed` with `error` and nothing written. A client follows the progress with `getImport`. An import that is not `pending`, has no rows, has invalid rows or lacks an account (when its type needs one and the CSV names none) is answered with 422. Requires the `read_write` scope.
+         */
+        post: operations["publishImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revert an import
+         * @description Undoes a `complete` (or `revert_failed`) import: it becomes `reverting` at once and the `import_revert` job removes exactly the records the import created (entries, accounts, categories, tags, merchants, rules), in one transaction, then the import is `pending` again (it can be changed and published anew), or `revert_failed` with `error`. Securities are shared and stay. Any other state is answered with 422. Requires the `read_write` scope.
+         */
+        post: operations["revertImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List chats
+         * @description Returns the user's AI chats one page at a time, the one with the newest activity (a message or a change) first, without their messages but with `last_message_at` and `message_count`. Chats belong to the user who started them: other members of the family do not see them. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listChats"];
+        put?: never;
+        /**
+         * Start a chat
+         * @description Creates a chat from a `title`, a first `message`, or both (neither, or a blank one, is answered with 422). When `message` is sent it becomes the first user message, a pending assistant message is added and a reply is queued; `model` picks the AI model for that reply. Without a title the chat is named after its first message. A message counts against the user's hourly message limit (429 when it is used up). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
+         */
+        post: operations["createChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chats/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a chat
+         * @description Returns one chat of the user with all its messages, oldest first, and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getChat"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a chat
+         * @description Deletes a chat with all its messages and tool calls. Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
+         */
+        delete: operations["deleteChat"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a chat
+         * @description Changes the title of a chat; the new title must not be empty (422 otherwise). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
+         */
+        patch: operations["updateChat"];
+        trace?: never;
+    };
+    "/api/v1/chats/{chat_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
+                 * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
+                 */
+                chat_id: components["parameters"]["ChatId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message
+         * @description Adds a user message with non-empty `content` to a chat (422 on empty content), adds a pending assistant message and queues the assistant reply. The answer returns the user message with `ai_response_status: "pending"`; read the chat again to see the reply when it is ready. `model` picks the AI model for this reply. Each message counts against the user's hourly message limit (429 when it is used up); a chat holds at most 1,000 messages (422 beyond). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
+         */
+        post: operations["createChatMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chats/{chat_id}/messages/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
+                 * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
+                 */
+                chat_id: components["parameters"]["ChatId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry the assistant reply
+         * @description Asks the assistant to write its latest reply again, for example after a failure. No body is sent. The latest assistant message (failed or complete) loses its content and tool calls, becomes `pending` and is written again in the background from the conversation before it; the answer names that message. A chat without any assistant message, or whose latest reply is still pending, is answered with 422. A retry counts against the user's hourly message limit (429 when it is used up). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read_write` scope.
+         */
+        post: operations["retryChatMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password
+         * @description Signs a user in from a mobile or web client and issues an access token (30 days, scope `read_write`) and a refresh token for the device. No credential is needed.
+         *
+         *     - `device` describes the client: `device_id`, `device_name` and
+         *       `device_type` must be present and not blank. It is not marked required
+         *       in the schema because the server checks it itself and answers 400
+         *       `Device information is required`.
+         *
+         *     - A wrong email or password is answered with 401 `Invalid email or
+         *       password`; an unknown email gets the same answer after the same work.
+         *
+         *     - A user with a second factor must also send `otp_code`, the current
+         *       6-digit TOTP code (30-second steps, one step of clock drift either
+         *       way, each code accepted once). When it is missing the answer is 401
+         *       `Two-factor authentication code is required`, when it is wrong or
+         *       already used 401 `Two-factor authentication code is invalid`, both
+         *       with `mfa_required: true`.
+         *
+         *     - A deactivated user is answered with 401 `Account has been
+         *       deactivated`.
+         *
+         *     - Signing in again with the same `device_id` replaces that device's
+         *       tokens (one token family per device).
+         *
+         *     - Failed sign-ins (wrong password or code) are counted per client
+         *       address (default 50) and per email address (default 10) in a
+         *       15-minute window; attempts count while they run and are given back
+         *       when they succeed. Beyond the limit the answer is 429
+         *       `rate_limit_exceeded` with `Retry-After`.
+         */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh the access token
+         * @description Exchanges a refresh token for a new access token and a new refresh token for the same device; the refresh token sent is revoked at once (tokens rotate). No credential is needed. The answer does not include the user.
+         *
+         *     - `refresh_token` is not marked required in the schema because the server
+         *       checks it itself and answers 400 `Refresh token is required` when it is
+         *       missing or blank.
+         *
+         *     - An unknown, revoked or expired (after 90 days) refresh token is
+         *       answered with 401 `Invalid refresh token`.
+         *
+         *     - A refresh token that was already used is answered with 401 `Invalid
+         *       refresh token` and revokes every token of its device: one of the two
+         *       users of that token is not the app. Two concurrent refreshes with one
+         *       token count as such a reuse.
+         */
+        post: operations["refreshToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a single-sign-on identity to an existing user
+         * @description Finishes a mobile single-sign-on sign-in whose identity-provider login is not linked to a user yet. The app received a one-time `linking_code` (valid for 10 minutes) when the provider callback redirected it with status `account_not_linked`; the user now proves to own an existing account with its email and password. On success the provider identity, including the provider's issuer, is linked to that user and tokens are issued. (A user with a second factor never reaches this step through the callback, which rejects such a sign-in with status `mfa_not_supported`.) No credential is needed.
+         *
+         *     - `linking_code` is not marked required in the schema: the server checks
+         *       it itself and answers 400 `Linking code is required` when it is missing
+         *       or blank.
+         *
+         *     - An unknown, expired or already used code is answered with 401 `Linking
+         *       code is invalid or expired`.
+         *
+         *     - A wrong (or missing) email or password is answered with 401 `Invalid
+         *       email or password`; the code stays usable.
+         *
+         *     - A user with a second factor is answered with 401 `MFA users should
+         *       sign in with email and password` and `mfa_required: true`; the code is
+         *       not consumed and nothing is linked.
+         *
+         *     - A deactivated user is answered with 401 `Account has been deactivated`
+         *       (code kept).
+         *
+         *     - Failed password checks count against the same limits as `login` (429).
+         *     - The code is consumed in one atomic step after these checks and before
+         *       the identity link is written, in the same transaction, so among
+         *       concurrent requests with the same code only one succeeds.
+         *
+         *     - When the identity was linked to a user meanwhile (another sign-in
+         *       finished first), the answer is 422 and the code stays usable.
+         */
+        post: operations["linkSsoAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso_create_account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a user from a single-sign-on identity
+         * @description Finishes a mobile single-sign-on sign-in by creating a new user for an identity-provider login that is not linked yet, using the one-time `linking_code` (valid for 10 minutes) the app received with status `account_not_linked`. The user gets the email from the provider and the names sent here (or those from the provider); the identity, including the provider's issuer, is stored for the new user and tokens are issued. No credential is needed.
+         *
+         *     - `linking_code` is not marked required in the schema: the server checks
+         *       it itself and answers 400 `Linking code is required` when it is missing
+         *       or blank.
+         *
+         *     - An unknown, expired or already used code is answered with 401 `Linking
+         *       code is invalid or expired`.
+         *
+         *     - When account creation is not allowed for this sign-in (each provider's
+         *       configuration decides; by default it is not), the answer is 403 `SSO
+         *       account creation is disabled. Please contact an administrator.` and
+         *       the code stays usable.
+         *
+         *     - The code is consumed in one atomic step after these checks and before
+         *       the user is written, in the same transaction, so among concurrent
+         *       requests with the same code only one succeeds.
+         *
+         *     - When the user cannot be saved (the email is already taken, or the
+         *       provider shared no email) the answer is 422 with the validation errors
+         *       and the code stays usable.
+         *
+         *     - The new user has no password (they sign in through the provider) and
+         *       gets a family of their own, named after them, in the service's default
+         *       currency (`DEFAULT_CURRENCY`).
+         */
+        post: operations["createSsoAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso_exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a single-sign-on code for tokens
+         * @description Finishes a mobile single-sign-on sign-in whose identity-provider login is already linked to a user. The provider callback redirected the app with a one-time `code` (never with tokens, which would end up in browser history and logs); the app exchanges it here for an access token and a refresh token for the device that started the sign-in. No credential is needed.
+         *
+         *     - `code` is not marked required in the schema: the server checks it
+         *       itself and answers 400 `Code is required` when it is missing or blank.
+         *
+         *     - An unknown, expired (after 5 minutes) or already used code is answered
+         *       with 401 `Authorization code is invalid or expired`. A code works once:
+         *       among concurrent requests with the same code only one succeeds.
+         */
+        post: operations["exchangeSsoCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mobile/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a mobile single-sign-on sign-in
+         * @description Opened by the app in a browser (for example `ASWebAuthenticationSession` or a Custom Tab): starts an OpenID Connect authorization-code sign-in with PKCE, `state` and `nonce` at the configured provider and redirects the browser there. The device parameters describe the installation that will receive the tokens; `device_id`, `device_name` and `device_type` must be present (else the flow ends with `error=missing_device_info`). The sign-in must be finished within 10 minutes in the same browser: a cookie binds the callback to it. Every failure redirects to the app with `error` and `message` instead of answering with JSON.
+         */
+        get: operations["startMobileSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mobile/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish a mobile single-sign-on sign-in
+         * @description The identity provider sends the browser here after the user signed in (or refused). The service checks `state` against the sign-in this browser started (once: a replayed callback is refused), exchanges the code with the PKCE verifier, verifies the ID token (signature, issuer, audience, `nonce`) and redirects to the app with the outcome. Providers may add parameters of their own, which are accepted and ignored.
+         */
+        get: operations["finishMobileSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    /** @description One problem found in the request. */
-    ErrorDetail: {
-      /** @description Human-readable explanation of this particular problem. */
-      message: string;
-      /** @description JSON pointer to the offending part of the request, prefixed by the request location (`/body`, `/query`, `/path` or `/header`), for example `/body/transaction/amount` or `/query/per_page`. Absent when the problem is not tied to a single input. */
-      path?: string;
-    };
-    /** @description State of the rate-limit counter that was exceeded. */
-    RateLimitDetails: {
-      /** @description Requests allowed in the window. */
-      limit: number;
-      /** @description Requests counted in the window so far, including the rejected one. */
-      current: number;
-      /** @description Seconds until the window resets. */
-      reset_in_seconds: number;
-    };
-    /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431) and `internal_error` (500). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
-    Error: {
-      /** @description Machine-readable error code (see the list above). */
-      error: string;
-      /** @description Human-readable summary of the failure. */
-      message: string;
-      /** @description Individual problems; one entry per failed check for validation errors, the first 100 when there are more (see `errors_count`). */
-      errors: components['schemas']['ErrorDetail'][];
-      /** @description Only when `errors` was cut to its first 100 entries: how many problems were found in all. */
-      errors_count?: number;
-      /** @description Only on 429 answers; the state of the exceeded counter. */
-      details?: components['schemas']['RateLimitDetails'];
-      /**
-       * @description Only on 401 answers of the login and single-sign-on linking operations: the user has a second factor, which must be supplied (login) or is not supported by the linking flow (the linking code is not consumed).
-       * @constant
-       */
-      mfa_required?: true;
-    };
-    /** @description Money amount formatted for display in the record's currency, with symbol, grouping and the currency's usual number of decimals (for example `$1,234.56`, `-$20.00`, `¥1,500`). Use the matching `*_cents` integer for arithmetic. */
-    FormattedMoney: string;
-    /** @description Three-letter ISO 4217 currency code in upper case, as stored with a record. What a client may send is narrower: one of the codes of `CurrencyCode`. */
-    Currency: string;
-    /**
-     * @description Kind of account. `depository`, `investment`, `crypto`, `property`, `vehicle` and `other_asset` are assets; `credit_card`, `loan` and `other_liability` are liabilities.
-     * @enum {string}
-     */
-    AccountType:
-      | 'depository'
-      | 'investment'
-      | 'crypto'
-      | 'property'
-      | 'vehicle'
-      | 'other_asset'
-      | 'credit_card'
-      | 'loan'
-      | 'other_liability';
-    /** @description A financial account of the family (bank account, card, loan, brokerage, property, ...). */
-    Account: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /** @description Current balance formatted for display. */
-      balance: components['schemas']['FormattedMoney'];
-      /** @description Current balance in minor units of the account currency. */
-      balance_cents: number;
-      currency: components['schemas']['Currency'];
-      /**
-       * @description Whether the account counts towards assets or liabilities; follows from `account_type`.
-       * @enum {string}
-       */
-      classification: 'asset' | 'liability';
-      account_type: components['schemas']['AccountType'];
-      /** @description Finer kind within the account type (for example `checking`, `brokerage` or `exchange`), or null. Trades are possible on `investment` accounts and on `crypto` accounts whose subtype is `exchange`. */
-      subtype: string | null;
-      /**
-       * @description Lifecycle state of the account.
-       * @enum {string}
-       */
-      status: 'active' | 'draft' | 'disabled' | 'pending_deletion';
-      /** @description Null while the balance and holdings are up to date. When the last background update of this account failed, why (the update is retried automatically); until one succeeds, `balance` and the account's holdings may be stale. */
-      sync_error: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description Pagination state of a collection. A page beyond the last one yields an empty `data` array with accurate counts. */
-    PaginationMeta: {
-      /** @description The page returned. */
-      current_page: number;
-      /** @description Page size used. */
-      per_page: number;
-      /** @description Number of records matching the request across all pages when `total_count_exact` is true. When it is false, more records match than were counted: counting stopped after the page returned and the nine pages after it (`total_count` is then `(current_page + 9) * per_page`), so `total_pages` and `next_page` reach that far and grow as the client pages on. */
-      total_count: number;
-      /** @description Whether `total_count` is the exact number of matches. Always true for unfiltered lists and lists filtered by account only; a filtered list of transactions counts at most ten pages from the one asked for, as a search engine answers "more than N" instead of reading every match. */
-      total_count_exact: boolean;
-      /** @description Number of pages at this page size (0 when nothing matches); a lower bound when `total_count_exact` is false. */
-      total_pages: number;
-      /** @description Number of the following page, or null on the last page. */
-      next_page: number | null;
-      /** @description Number of the preceding page, or null on the first page. */
-      prev_page: number | null;
-    };
-    /** @description One page of accounts. */
-    AccountList: {
-      data: components['schemas']['Account'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /**
-     * @description Three-letter ISO 4217 code of a currency the service accepts, in upper case: the active codes of money (funds, precious-metal and testing codes are not accepted). Every currency a client sends is checked against this list, which the server reads from this file too; any other value is answered with 422.
-     * @enum {string}
-     */
-    CurrencyCode:
-      | 'AED'
-      | 'AFN'
-      | 'ALL'
-      | 'AMD'
-      | 'ANG'
-      | 'AOA'
-      | 'ARS'
-      | 'AUD'
-      | 'AWG'
-      | 'AZN'
-      | 'BAM'
-      | 'BBD'
-      | 'BDT'
-      | 'BGN'
-      | 'BHD'
-      | 'BIF'
-      | 'BMD'
-      | 'BND'
-      | 'BOB'
-      | 'BRL'
-      | 'BSD'
-      | 'BTN'
-      | 'BWP'
-      | 'BYN'
-      | 'BZD'
-      | 'CAD'
-      | 'CDF'
-      | 'CHF'
-      | 'CLP'
-      | 'CNY'
-      | 'COP'
-      | 'CRC'
-      | 'CUC'
-      | 'CUP'
-      | 'CVE'
-      | 'CZK'
-      | 'DJF'
-      | 'DKK'
-      | 'DOP'
-      | 'DZD'
-      | 'EGP'
-      | 'ERN'
-      | 'ETB'
-      | 'EUR'
-      | 'FJD'
-      | 'FKP'
-      | 'GBP'
-      | 'GEL'
-      | 'GHS'
-      | 'GIP'
-      | 'GMD'
-      | 'GNF'
-      | 'GTQ'
-      | 'GYD'
-      | 'HKD'
-      | 'HNL'
-      | 'HRK'
-      | 'HTG'
-      | 'HUF'
-      | 'IDR'
-      | 'ILS'
-      | 'INR'
-      | 'IQD'
-      | 'IRR'
-      | 'ISK'
-      | 'JMD'
-      | 'JOD'
-      | 'JPY'
-      | 'KES'
-      | 'KGS'
-      | 'KHR'
-      | 'KMF'
-      | 'KPW'
-      | 'KRW'
-      | 'KWD'
-      | 'KYD'
-      | 'KZT'
-      | 'LAK'
-      | 'LBP'
-      | 'LKR'
-      | 'LRD'
-      | 'LSL'
-      | 'LYD'
-      | 'MAD'
-      | 'MDL'
-      | 'MGA'
-      | 'MKD'
-      | 'MMK'
-      | 'MNT'
-      | 'MOP'
-      | 'MRU'
-      | 'MUR'
-      | 'MVR'
-      | 'MWK'
-      | 'MXN'
-      | 'MYR'
-      | 'MZN'
-      | 'NAD'
-      | 'NGN'
-      | 'NIO'
-      | 'NOK'
-      | 'NPR'
-      | 'NZD'
-      | 'OMR'
-      | 'PAB'
-      | 'PEN'
-      | 'PGK'
-      | 'PHP'
-      | 'PKR'
-      | 'PLN'
-      | 'PYG'
-      | 'QAR'
-      | 'RON'
-      | 'RSD'
-      | 'RUB'
-      | 'RWF'
-      | 'SAR'
-      | 'SBD'
-      | 'SCR'
-      | 'SDG'
-      | 'SEK'
-      | 'SGD'
-      | 'SHP'
-      | 'SLE'
-      | 'SLL'
-      | 'SOS'
-      | 'SRD'
-      | 'SSP'
-      | 'STN'
-      | 'SVC'
-      | 'SYP'
-      | 'SZL'
-      | 'THB'
-      | 'TJS'
-      | 'TMT'
-      | 'TND'
-      | 'TOP'
-      | 'TRY'
-      | 'TTD'
-      | 'TWD'
-      | 'TZS'
-      | 'UAH'
-      | 'UGX'
-      | 'USD'
-      | 'UYU'
-      | 'UZS'
-      | 'VES'
-      | 'VND'
-      | 'VUV'
-      | 'WST'
-      | 'XAF'
-      | 'XCD'
-      | 'XCG'
-      | 'XDR'
-      | 'XOF'
-      | 'XPF'
-      | 'XSU'
-      | 'YER'
-      | 'ZAR'
-      | 'ZMW'
-      | 'ZWG'
-      | 'ZWL';
-    /** @description Body for creating an account. */
-    AccountCreateRequest: {
-      account: {
-        /** @description Display name; unique within the family (case-insensitive). */
-        name: string;
-        account_type: components['schemas']['AccountType'];
-        /** @description Optional finer kind, for example `checking` or `exchange`. */
-        subtype?: string;
-        /** @description Currency of the account; the family currency when omitted. */
-        currency?: components['schemas']['CurrencyCode'];
-        /** @description Opening balance in major units; 0 when omitted. */
-        balance?: number;
-      };
-    };
-    /** @description Envelope holding one account. */
-    AccountResponse: {
-      data: components['schemas']['Account'];
-    };
-    /** @description Short form of a category (id and name). */
-    CategoryRef: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-    };
-    /** @description A spending or income category of the family. */
-    Category: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /** @description Display colour as `#RRGGBB` (a default is chosen when none was given). */
-      color: string;
-      /** @description Icon identifier, or null. */
-      icon: string | null;
-      /** @description Parent category for a subcategory, or null for a top-level category. */
-      parent: components['schemas']['CategoryRef'] | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description One page of categories. */
-    CategoryList: {
-      data: components['schemas']['Category'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /** @description Body for creating a category. */
-    CategoryCreateRequest: {
-      category: {
-        /** @description Category name; unique within the family (case-insensitive). */
-        name: string;
-        /** @description Display colour as `#RRGGBB`. */
-        color?: string;
-        /** @description Icon identifier. */
-        icon?: string;
+    schemas: {
+        /** @description One problem found in the request. */
+        ErrorDetail: {
+            /** @description Human-readable explanation of this particular problem. */
+            message: string;
+            /** @description JSON pointer to the offending part of the request, prefixed by the request location (`/body`, `/query`, `/path` or `/header`), for example `/body/transaction/amount` or `/query/per_page`. Absent when the problem is not tied to a single input. */
+            path?: string;
+        };
+        /** @description State of the rate-limit counter that was exceeded. */
+        RateLimitDetails: {
+            /** @description Requests allowed in the window. */
+            limit: number;
+            /** @description Requests counted in the window so far, including the rejected one. */
+            current: number;
+            /** @description Seconds until the window resets. */
+            reset_in_seconds: number;
+        };
+        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431) and `internal_error` (500). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
+        Error: {
+            /** @description Machine-readable error code (see the list above). */
+            error: string;
+            /** @description Human-readable summary of the failure. */
+            message: string;
+            /** @description Individual problems; one entry per failed check for validation errors, the first 100 when there are more (see `errors_count`). */
+            errors: components["schemas"]["ErrorDetail"][];
+            /** @description Only when `errors` was cut to its first 100 entries: how many problems were found in all. */
+            errors_count?: number;
+            /** @description Only on 429 answers; the state of the exceeded counter. */
+            details?: components["schemas"]["RateLimitDetails"];
+            /**
+             * @description Only on 401 answers of the login and single-sign-on linking operations: the user has a second factor, which must be supplied (login) or is not supported by the linking flow (the linking code is not consumed).
+             * @constant
+             */
+            mfa_required?: true;
+        };
+        /** @description Money amount formatted for display in the record's currency, with symbol, grouping and the currency's usual number of decimals (for example `$1,234.56`, `-$20.00`, `¥1,500`). Use the matching `*_cents` integer for arithmetic. */
+        FormattedMoney: string;
+        /** @description Three-letter ISO 4217 currency code in upper case, as stored with a record. What a client may send is narrower: one of the codes of `CurrencyCode`. */
+        Currency: string;
         /**
-         * Format: uuid
-         * @description Id of an existing category of the family to nest this one under.
-         */
-        parent_id?: string;
-      };
-    };
-    /** @description Envelope holding one category. */
-    CategoryResponse: {
-      data: components['schemas']['Category'];
-    };
-    /** @description A merchant (payee) of the family. */
-    Merchant: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description One page of merchants. */
-    MerchantList: {
-      data: components['schemas']['Merchant'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /** @description Body for creating a merchant. */
-    MerchantCreateRequest: {
-      merchant: {
-        /** @description Merchant name; unique within the family (case-insensitive). */
-        name: string;
-      };
-    };
-    /** @description Envelope holding one merchant. */
-    MerchantResponse: {
-      data: components['schemas']['Merchant'];
-    };
-    /** @description A free-form label that can be attached to transactions. */
-    Tag: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /** @description Display colour as `#RRGGBB` (a default is chosen when none was given). */
-      color: string;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description One page of tags. */
-    TagList: {
-      data: components['schemas']['Tag'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /** @description Body for creating a tag. */
-    TagCreateRequest: {
-      tag: {
-        /** @description Tag name; unique within the family (case-insensitive). */
-        name: string;
-        /** @description Display colour as `#RRGGBB`. */
-        color?: string;
-      };
-    };
-    /** @description Envelope holding one tag. */
-    TagResponse: {
-      data: components['schemas']['Tag'];
-    };
-    /** @description Acknowledgement that a record was deleted. */
-    DeleteConfirmation: {
-      /**
-       * Format: uuid
-       * @description Id of the deleted record.
-       */
-      id: string;
-      /**
-       * @description Always `true`.
-       * @constant
-       */
-      deleted: true;
-    };
-    /** @description Envelope of a delete acknowledgement. */
-    DeleteConfirmationResponse: {
-      data: components['schemas']['DeleteConfirmation'];
-    };
-    /** @description Body for changing a tag; only the fields sent are changed. */
-    TagUpdateRequest: {
-      tag: {
-        /** @description New name; unique within the family (case-insensitive). */
-        name?: string;
-        /** @description New display colour as `#RRGGBB`. */
-        color?: string;
-      };
-    };
-    /** @description A tradable instrument (stock, fund, coin) or a cash position. */
-    Security: {
-      /** Format: uuid */
-      id: string;
-      /** @description Ticker symbol. */
-      ticker: string;
-      /** @description Full name, or null when unknown. */
-      name: string | null;
-      /** @description ISO 10383 operating MIC of the listing exchange (for example `XNAS`), or null. */
-      exchange_operating_mic: string | null;
-      /**
-       * @description `standard` for a traded instrument, `cash` for the cash holding of an investment account.
-       * @enum {string}
-       */
-      kind: 'standard' | 'cash';
-    };
-    /** @description One page of securities. */
-    SecurityList: {
-      data: components['schemas']['Security'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /** @description Envelope holding one security. */
-    SecurityResponse: {
-      data: components['schemas']['Security'];
-    };
-    /** @description Short form of the account a record belongs to. */
-    AccountRef: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      account_type: components['schemas']['AccountType'];
-    };
-    /** @description Category of a transaction, with its display attributes. */
-    TransactionCategory: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /** @description Display colour as `#RRGGBB`. */
-      color: string;
-      /** @description Icon identifier, or null when none is set. */
-      icon: string | null;
-    };
-    /** @description Short form of a merchant. */
-    MerchantRef: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-    };
-    /** @description Short form of a tag attached to a record. */
-    TagRef: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /** @description Display colour as `#RRGGBB`. */
-      color: string;
-    };
-    /** @description A money movement on an account. Internally an amount above zero is an outflow (expense) and below zero an inflow (income); `amount` and `amount_cents` are absolute values, `signed_amount_cents` carries that sign. */
-    Transaction: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * Format: date
-       * @description Booking date (`YYYY-MM-DD`).
-       */
-      date: string;
-      /** @description Absolute value of the amount, formatted for display (for example `$12.50`). */
-      amount: components['schemas']['FormattedMoney'];
-      /** @description Absolute value of the amount in minor units of `currency`. */
-      amount_cents: number;
-      /** @description Amount in minor units signed from the household's side: positive for income (money in), negative for an expense (money out). */
-      signed_amount_cents: number;
-      currency: components['schemas']['Currency'];
-      /** @description Label of the transaction. */
-      name: string;
-      /** @description Free-text notes, or null. */
-      notes: string | null;
-      /**
-       * @description `income` when the stored amount is negative, otherwise `expense`.
-       * @enum {string}
-       */
-      classification: 'income' | 'expense';
-      account: components['schemas']['AccountRef'];
-      /** @description Assigned category, or null. */
-      category: components['schemas']['TransactionCategory'] | null;
-      /** @description Assigned merchant, or null. */
-      merchant: components['schemas']['MerchantRef'] | null;
-      /** @description Tags attached to the transaction (possibly empty). */
-      tags: components['schemas']['TagRef'][];
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description One page of transactions, newest date first (ties broken by newest creation first). */
-    TransactionList: {
-      data: components['schemas']['Transaction'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /**
-     * @description Direction of the money, which decides the stored sign: `income` and `inflow` store the amount as negative (money in), `expense` and `outflow` as positive (money out), whatever sign the client sent. Without a nature the amount is stored exactly as sent.
-     * @enum {string}
-     */
-    TransactionNature: 'income' | 'expense' | 'inflow' | 'outflow';
-    /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. */
-    TransactionCreateRequest: {
-      transaction: {
-        /**
-         * Format: uuid
-         * @description Account of the family that the transaction is booked on.
-         */
-        account_id: string;
-        /**
-         * Format: date
-         * @description Booking date (`YYYY-MM-DD`).
-         */
-        date: string;
-        /** @description Amount in major units; see `nature` for how its sign is interpreted. */
-        amount: number;
-        /** @description Label of the transaction. Needed unless `description` is sent. */
-        name?: string;
-        /** @description Alternative to `name`, used as the label when `name` is absent. */
-        description?: string;
-        /** @description Free-text notes. */
-        notes?: string | null;
-        /** @description Currency of the amount; the family currency when omitted. */
-        currency?: components['schemas']['CurrencyCode'];
-        /**
-         * Format: uuid
-         * @description Category of the family to assign, or null for none.
-         */
-        category_id?: string | null;
-        /**
-         * Format: uuid
-         * @description Merchant of the family to assign, or null for none.
-         */
-        merchant_id?: string | null;
-        nature?: components['schemas']['TransactionNature'];
-        /** @description Tags of the family to attach. */
-        tag_ids?: string[];
-      } & (unknown | unknown);
-    };
-    /** @description Envelope holding one transaction. */
-    TransactionResponse: {
-      data: components['schemas']['Transaction'];
-    };
-    /** @description Body for changing a transaction. Every field is optional and only the fields sent are changed; the account cannot be changed. */
-    TransactionUpdateRequest: {
-      transaction: {
-        /** @description Not accepted: a transaction stays on its account. To move one, delete it and create it on the other account. Sending it is answered with 422. */
-        account_id?: unknown;
-        /**
-         * Format: date
-         * @description New booking date (`YYYY-MM-DD`).
-         */
-        date?: string;
-        /** @description New amount in major units; see `nature` for how its sign is interpreted. */
-        amount?: number;
-        /** @description New label. */
-        name?: string;
-        /** @description Alternative to `name`. */
-        description?: string;
-        /** @description New notes, or null to clear them. */
-        notes?: string | null;
-        currency?: components['schemas']['CurrencyCode'];
-        /**
-         * Format: uuid
-         * @description Category of the family to assign, or null to remove the category.
-         */
-        category_id?: string | null;
-        /**
-         * Format: uuid
-         * @description Merchant of the family to assign, or null to remove the merchant.
-         */
-        merchant_id?: string | null;
-        nature?: components['schemas']['TransactionNature'];
-        /** @description Complete new set of tags. Leave the field out to keep the current tags; send `[]` to remove every tag. */
-        tag_ids?: string[];
-      };
-    };
-    /** @description Body for recording a valuation. */
-    ValuationCreateRequest: {
-      valuation: {
-        /**
-         * Format: uuid
-         * @description Account of the family whose balance is set.
-         */
-        account_id: string;
-        /** @description Balance of the account on `date`, in major units. */
-        amount: number;
-        /**
-         * Format: date
-         * @description Date on which the balance applies (`YYYY-MM-DD`).
-         */
-        date: string;
-        /** @description Free-text notes. */
-        notes?: string;
-      };
-    };
-    /** @description A manual valuation (reconciliation) that sets an account's balance on a date. Its id is the id of the underlying account entry. */
-    Valuation: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * Format: date
-       * @description Date on which the balance applies.
-       */
-      date: string;
-      /** @description Balance of the account on that date, formatted for display. */
-      amount: components['schemas']['FormattedMoney'];
-      /** @description The same balance in minor units of `currency`. */
-      amount_cents: number;
-      currency: components['schemas']['Currency'];
-      /** @description Free-text notes, or null. */
-      notes: string | null;
-      /** @description Kind of valuation entry; `reconciliation` for valuations made through this API. */
-      kind: string;
-      account: components['schemas']['AccountRef'];
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description Envelope holding one valuation. */
-    ValuationResponse: {
-      data: components['schemas']['Valuation'];
-    };
-    /** @description Body for changing a valuation. `amount` and `date` go together: send both or neither (sending only one is answered with 422). `notes` may be sent alone. */
-    ValuationUpdateRequest: {
-      valuation: {
-        /** @description New balance in major units; requires `date` in the same request. */
-        amount?: number;
-        /**
-         * Format: date
-         * @description New date (`YYYY-MM-DD`); requires `amount` in the same request.
-         */
-        date?: string;
-        /** @description New notes. */
-        notes?: string;
-      };
-    };
-    /** @description Short form of a security (a tradable instrument). */
-    SecurityRef: {
-      /** Format: uuid */
-      id: string;
-      /** @description Ticker symbol, for example `VTI`. */
-      ticker: string;
-      /** @description Full name of the instrument, or null when unknown. */
-      name: string | null;
-    };
-    /** @description A buy or sell of a security on an investment account (or a crypto exchange account). The entry amount is quantity times price plus fee: money out for a purchase, negative (money in) for a sale. `qty` and `amount` carry that sign, `amount_cents` the absolute value, and `type` the direction. */
-    Trade: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * Format: date
-       * @description Trade date (`YYYY-MM-DD`).
-       */
-      date: string;
-      /** @description Total of the trade (quantity times price plus fee), formatted, negative for a sale. */
-      amount: components['schemas']['FormattedMoney'];
-      /** @description The absolute total in minor units of `currency`. */
-      amount_cents: number;
-      currency: components['schemas']['Currency'];
-      /** @description Label, generated as for example `Buy 10 shares of VTI` unless set by the client. */
-      name: string;
-      /** @description Free-text notes, or null. */
-      notes: string | null;
-      /** @description Number of units traded as a decimal string, negative for a sale (for example `10` or `-2.5`). */
-      qty: string;
-      /** @description Price per unit, formatted. */
-      price: components['schemas']['FormattedMoney'];
-      /** @description Price per unit in minor units of `currency`. */
-      price_cents: number;
-      /**
-       * @description Direction of the trade.
-       * @enum {string}
-       */
-      type: 'buy' | 'sell';
-      /** @description Activity label shown for the trade (for example `Buy`, `Sell`, `Dividend`, `Contribution`), or null. A label chosen by the user is kept when quantity or price change. */
-      investment_activity_label: string | null;
-      account: components['schemas']['AccountRef'];
-      /** @description The traded security, or null when it is no longer known. */
-      security: components['schemas']['SecurityRef'] | null;
-      /** @description Category of the trade entry, or null. */
-      category: components['schemas']['CategoryRef'] | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description One page of trades. */
-    TradeList: {
-      data: components['schemas']['Trade'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /** @description A positive quantity of units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-    TradeQuantity: number | string;
-    /** @description A positive price per unit in major units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-    TradePrice: number | string;
-    /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); one of the two is required (the `anyOf` below), and an unknown `security_id` or a blank `ticker` is answered with 422 by the server. */
-    TradeCreateRequest: {
-      trade: {
-        /**
-         * Format: uuid
-         * @description Account of the family to book the trade on. It must support trades (an `investment` account, or a `crypto` account with subtype `exchange`).
-         */
-        account_id: string;
-        /**
-         * Format: date
-         * @description Trade date (`YYYY-MM-DD`).
-         */
-        date: string;
-        /**
-         * @description Direction of the trade.
+         * @description Kind of account. `depository`, `investment`, `crypto`, `property`, `vehicle` and `other_asset` are assets; `credit_card`, `loan` and `other_liability` are liabilities.
          * @enum {string}
          */
-        type: 'buy' | 'sell';
-        /** @description Number of units; required (a missing value is answered with 422 `qty and price must be present and positive`). */
-        qty?: components['schemas']['TradeQuantity'];
-        /** @description Price per unit in major units, positive; required like `qty`. */
-        price?: components['schemas']['TradePrice'];
+        AccountType: "depository" | "investment" | "crypto" | "property" | "vehicle" | "other_asset" | "credit_card" | "loan" | "other_liability";
+        /** @description A financial account of the family (bank account, card, loan, brokerage, property, ...). */
+        Account: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Current balance formatted for display. */
+            balance: components["schemas"]["FormattedMoney"];
+            /** @description Current balance in minor units of the account currency. */
+            balance_cents: number;
+            currency: components["schemas"]["Currency"];
+            /**
+             * @description Whether the account counts towards assets or liabilities; follows from `account_type`.
+             * @enum {string}
+             */
+            classification: "asset" | "liability";
+            account_type: components["schemas"]["AccountType"];
+            /** @description Finer kind within the account type (for example `checking`, `brokerage` or `exchange`), or null. Trades are possible on `investment` accounts and on `crypto` accounts whose subtype is `exchange`. */
+            subtype: string | null;
+            /**
+             * @description Lifecycle state of the account.
+             * @enum {string}
+             */
+            status: "active" | "draft" | "disabled" | "pending_deletion";
+            /** @description Null while the balance and holdings are up to date. When the last background update of this account failed, why (the update is retried automatically); until one succeeds, `balance` and the account's holdings may be stale. */
+            sync_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Pagination state of a collection. A page beyond the last one yields an empty `data` array with accurate counts. */
+        PaginationMeta: {
+            /** @description The page returned. */
+            current_page: number;
+            /** @description Page size used. */
+            per_page: number;
+            /** @description Number of records matching the request across all pages when `total_count_exact` is true. When it is false, more records match than were counted: counting stopped after the page returned and the nine pages after it (`total_count` is then `(current_page + 9) * per_page`), so `total_pages` and `next_page` reach that far and grow as the client pages on. */
+            total_count: number;
+            /** @description Whether `total_count` is the exact number of matches. Always true for unfiltered lists and lists filtered by account only; a filtered list of transactions counts at most ten pages from the one asked for, as a search engine answers "more than N" instead of reading every match. */
+            total_count_exact: boolean;
+            /** @description Number of pages at this page size (0 when nothing matches); a lower bound when `total_count_exact` is false. */
+            total_pages: number;
+            /** @description Number of the following page, or null on the last page. */
+            next_page: number | null;
+            /** @description Number of the preceding page, or null on the first page. */
+            prev_page: number | null;
+        };
+        /** @description One page of accounts. */
+        AccountList: {
+            data: components["schemas"]["Account"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
         /**
-         * Format: uuid
-         * @description Id of a known security.
-         */
-        security_id?: string;
-        /** @description Ticker symbol, used when `security_id` is not sent. */
-        ticker?: string;
-        /** @description Currency of the price; the account currency when omitted. */
-        currency?: components['schemas']['CurrencyCode'];
-        /** @description Commission or fee in major units (at most 4 decimal places), added to the trade total; 0 when omitted. */
-        fee?: number;
-        /** @description Free-text notes. */
-        notes?: string;
-      } & (unknown & (unknown | unknown));
-    };
-    /** @description Envelope holding one trade. */
-    TradeResponse: {
-      data: components['schemas']['Trade'];
-    };
-    /** @description Body for changing a trade. All fields are optional, flat inside `trade`, and only the fields sent are changed. */
-    TradeUpdateRequest: {
-      trade: {
-        /**
-         * Format: date
-         * @description New trade date (`YYYY-MM-DD`).
-         */
-        date?: string;
-        /** @description New label. */
-        name?: string;
-        /** @description New notes. */
-        notes?: string;
-        /** @description New number of units; the stored price is used when `price` is not sent. */
-        qty?: components['schemas']['TradeQuantity'];
-        /** @description New price per unit; the stored quantity is used when `qty` is not sent. */
-        price?: components['schemas']['TradePrice'];
-        /**
-         * @description New direction of the trade.
+         * @description Three-letter ISO 4217 code of a currency the service accepts, in upper case: the active codes of money (funds, precious-metal and testing codes are not accepted). Every currency a client sends is checked against this list, which the server reads from this file too; any other value is answered with 422.
          * @enum {string}
          */
-        type?: 'buy' | 'sell';
+        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
+        /** @description Body for creating an account. */
+        AccountCreateRequest: {
+            account: {
+                /** @description Display name; unique within the family (case-insensitive). */
+                name: string;
+                account_type: components["schemas"]["AccountType"];
+                /** @description Optional finer kind, for example `checking` or `exchange`. */
+                subtype?: string;
+                /** @description Currency of the account; the family currency when omitted. */
+                currency?: components["schemas"]["CurrencyCode"];
+                /** @description Opening balance in major units; 0 when omitted. */
+                balance?: number;
+            };
+        };
+        /** @description Envelope holding one account. */
+        AccountResponse: {
+            data: components["schemas"]["Account"];
+        };
+        /** @description Short form of a category (id and name). */
+        CategoryRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        /** @description A spending or income category of the family. */
+        Category: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Display colour as `#RRGGBB` (a default is chosen when none was given). */
+            color: string;
+            /** @description Icon identifier, or null. */
+            icon: string | null;
+            /** @description Parent category for a subcategory, or null for a top-level category. */
+            parent: components["schemas"]["CategoryRef"] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of categories. */
+        CategoryList: {
+            data: components["schemas"]["Category"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Body for creating a category. */
+        CategoryCreateRequest: {
+            category: {
+                /** @description Category name; unique within the family (case-insensitive). */
+                name: string;
+                /** @description Display colour as `#RRGGBB`. */
+                color?: string;
+                /** @description Icon identifier. */
+                icon?: string;
+                /**
+                 * Format: uuid
+                 * @description Id of an existing category of the family to nest this one under.
+                 */
+                parent_id?: string;
+            };
+        };
+        /** @description Envelope holding one category. */
+        CategoryResponse: {
+            data: components["schemas"]["Category"];
+        };
+        /** @description A merchant (payee) of the family. */
+        Merchant: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of merchants. */
+        MerchantList: {
+            data: components["schemas"]["Merchant"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Body for creating a merchant. */
+        MerchantCreateRequest: {
+            merchant: {
+                /** @description Merchant name; unique within the family (case-insensitive). */
+                name: string;
+            };
+        };
+        /** @description Envelope holding one merchant. */
+        MerchantResponse: {
+            data: components["schemas"]["Merchant"];
+        };
+        /** @description A free-form label that can be attached to transactions. */
+        Tag: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Display colour as `#RRGGBB` (a default is chosen when none was given). */
+            color: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of tags. */
+        TagList: {
+            data: components["schemas"]["Tag"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Body for creating a tag. */
+        TagCreateRequest: {
+            tag: {
+                /** @description Tag name; unique within the family (case-insensitive). */
+                name: string;
+                /** @description Display colour as `#RRGGBB`. */
+                color?: string;
+            };
+        };
+        /** @description Envelope holding one tag. */
+        TagResponse: {
+            data: components["schemas"]["Tag"];
+        };
+        /** @description Acknowledgement that a record was deleted. */
+        DeleteConfirmation: {
+            /**
+             * Format: uuid
+             * @description Id of the deleted record.
+             */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            deleted: true;
+        };
+        /** @description Envelope of a delete acknowledgement. */
+        DeleteConfirmationResponse: {
+            data: components["schemas"]["DeleteConfirmation"];
+        };
+        /** @description Body for changing a tag; only the fields sent are changed. */
+        TagUpdateRequest: {
+            tag: {
+                /** @description New name; unique within the family (case-insensitive). */
+                name?: string;
+                /** @description New display colour as `#RRGGBB`. */
+                color?: string;
+            };
+        };
+        /** @description A tradable instrument (stock, fund, coin) or a cash position. */
+        Security: {
+            /** Format: uuid */
+            id: string;
+            /** @description Ticker symbol. */
+            ticker: string;
+            /** @description Full name, or null when unknown. */
+            name: string | null;
+            /** @description ISO 10383 operating MIC of the listing exchange (for example `XNAS`), or null. */
+            exchange_operating_mic: string | null;
+            /**
+             * @description `standard` for a traded instrument, `cash` for the cash holding of an investment account.
+             * @enum {string}
+             */
+            kind: "standard" | "cash";
+        };
+        /** @description One page of securities. */
+        SecurityList: {
+            data: components["schemas"]["Security"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Envelope holding one security. */
+        SecurityResponse: {
+            data: components["schemas"]["Security"];
+        };
+        /** @description Short form of the account a record belongs to. */
+        AccountRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            account_type: components["schemas"]["AccountType"];
+        };
+        /** @description Category of a transaction, with its display attributes. */
+        TransactionCategory: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Display colour as `#RRGGBB`. */
+            color: string;
+            /** @description Icon identifier, or null when none is set. */
+            icon: string | null;
+        };
+        /** @description Short form of a merchant. */
+        MerchantRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        /** @description Short form of a tag attached to a record. */
+        TagRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Display colour as `#RRGGBB`. */
+            color: string;
+        };
+        /** @description A money movement on an account. Internally an amount above zero is an outflow (expense) and below zero an inflow (income); `amount` and `amount_cents` are absolute values, `signed_amount_cents` carries that sign. */
+        Transaction: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date
+             * @description Booking date (`YYYY-MM-DD`).
+             */
+            date: string;
+            /** @description Absolute value of the amount, formatted for display (for example `$12.50`). */
+            amount: components["schemas"]["FormattedMoney"];
+            /** @description Absolute value of the amount in minor units of `currency`. */
+            amount_cents: number;
+            /** @description Amount in minor units signed from the household's side: positive for income (money in), negative for an expense (money out). */
+            signed_amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            /** @description Label of the transaction. */
+            name: string;
+            /** @description Free-text notes, or null. */
+            notes: string | null;
+            /**
+             * @description `income` when the stored amount is negative, otherwise `expense`.
+             * @enum {string}
+             */
+            classification: "income" | "expense";
+            account: components["schemas"]["AccountRef"];
+            /** @description Assigned category, or null. */
+            category: components["schemas"]["TransactionCategory"] | null;
+            /** @description Assigned merchant, or null. */
+            merchant: components["schemas"]["MerchantRef"] | null;
+            /** @description Tags attached to the transaction (possibly empty). */
+            tags: components["schemas"]["TagRef"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of transactions, newest date first (ties broken by newest creation first). */
+        TransactionList: {
+            data: components["schemas"]["Transaction"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
         /**
-         * @description Direction as money flow; `inflow` means a sale, `outflow` a purchase.
+         * @description Direction of the money, which decides the stored sign: `income` and `inflow` store the amount as negative (money in), `expense` and `outflow` as positive (money out), whatever sign the client sent. Without a nature the amount is stored exactly as sent.
          * @enum {string}
          */
-        nature?: 'inflow' | 'outflow';
-        /** @description Custom activity label to show for the trade. */
-        investment_activity_label?: string;
-        /** @description New currency of the price. */
-        currency?: components['schemas']['CurrencyCode'];
-      };
-    };
-    /** @description Non-negative decimal number written as a string to keep full precision (for example `10.5`). */
-    DecimalString: string;
-    /** @description Position in one security on one account on a date, computed from trades and prices by the account synchronisation. Read-only. */
-    Holding: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * Format: date
-       * @description Date of the position.
-       */
-      date: string;
-      /** @description Number of units held. */
-      qty: components['schemas']['DecimalString'];
-      /** @description Price of one unit on that date, formatted. */
-      price: components['schemas']['FormattedMoney'];
-      /** @description Price of one unit in minor units of `currency`. */
-      price_cents: number;
-      /** @description Market value of the position (quantity times price), formatted. */
-      amount: components['schemas']['FormattedMoney'];
-      /** @description Market value in minor units of `currency`. */
-      amount_cents: number;
-      currency: components['schemas']['Currency'];
-      /** @description Average cost per unit, formatted like the other money strings (for example `$212.40`), or null when it cannot be computed. */
-      avg_cost: string | null;
-      account: components['schemas']['AccountRef'];
-      security: components['schemas']['SecurityRef'];
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description One page of holdings, oldest date first. */
-    HoldingList: {
-      data: components['schemas']['Holding'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /** @description Envelope holding one holding. */
-    HoldingResponse: {
-      data: components['schemas']['Holding'];
-    };
-    /**
-     * @description Processing state. A new import is `pending`; publishing queues it and makes it `importing`, after which it ends `complete` or, on any failure with nothing written, `failed`. `reverting` and `revert_failed` belong to undoing a completed import.
-     * @enum {string}
-     */
-    ImportStatus: 'pending' | 'complete' | 'importing' | 'reverting' | 'revert_failed' | 'failed';
-    /**
-     * @description What the CSV contains: `TransactionImport` (transactions), `TradeImport` (investment trades; a negative `qty` is a sale), `AccountImport` (accounts with their opening balance), `CategoryImport` (categories, columns `name`, `color`, `parent_category`, `icon`), `ExternalImport` (the CSV export of another personal-finance application with the fixed columns `Date, Amount, Account Name, Description, Category, Labels, Currency, Notes, Transaction Type`, dates `%m/%d/%Y`, `credit` meaning money in) or `RuleImport` (rules that fill in the category, merchant or tags of a transaction whose name matches, for later imports and `createTransaction`: columns `name`, `resource_type` (`transaction`), `active`, `effective_date`, and `conditions` and `actions` as JSON arrays such as `[{"condition_type": "transaction_name", "operator": "like", "value": "grocery"}]` (`like`: contains, any case; `=`: exactly) and `[{"action_type": "set_transaction_category", "value": "Groceries"}]` (also `set_transaction_merchant`, `set_transaction_tags`); a rule only fills what a transaction leaves empty).
-     * @enum {string}
-     */
-    ImportType:
-      'TransactionImport' | 'TradeImport' | 'AccountImport' | 'ExternalImport' | 'CategoryImport' | 'RuleImport';
-    /** @description A CSV import and its processing state. */
-    Import: {
-      /** Format: uuid */
-      id: string;
-      type: components['schemas']['ImportType'];
-      status: components['schemas']['ImportStatus'];
-      /**
-       * Format: uuid
-       * @description Account the rows are imported into, or null when none was chosen.
-       */
-      account_id: string | null;
-      /** @description Number of data rows read from the CSV. */
-      rows_count: number;
-      /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed), which keeps it from being published; otherwise null. */
-      error: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description One page of imports, newest first. */
-    ImportList: {
-      data: components['schemas']['Import'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /**
-     * @description How numbers are written in the CSV, shown by the way one thousand two hundred thirty-four and 56 hundredths appears (`1,234` has no decimals).
-     * @enum {string}
-     */
-    NumberFormat: '1,234.56' | '1.234,56' | '1 234,56' | '1,234';
-    /**
-     * @description Meaning of the sign in the amount column: `inflows_positive` means a positive CSV amount is money in (income); `inflows_negative` means a negative CSV amount is money in.
-     * @enum {string}
-     */
-    SignageConvention: 'inflows_positive' | 'inflows_negative';
-    /**
-     * @description Field separator of the CSV.
-     * @enum {string}
-     */
-    ColumnSeparator: ',' | ';';
-    /** @description Flat body (no wrapper object) for creating an import. In practice only `raw_file_content` is needed; the other fields configure how the CSV is read, with defaults per type (each label defaults to the usual header, matched without regard to case, spaces, `-` and `_`). `raw_file_content` larger than 10,485,760 bytes (10 MiB) is refused with 422 `content_too_large`. */
-    ImportCreateRequest: {
-      /** @description The CSV text itself, header row first. */
-      raw_file_content: string;
-      /** @default TransactionImport */
-      type: components['schemas']['ImportType'];
-      /**
-       * Format: uuid
-       * @description Account of the family to import the rows into.
-       */
-      account_id?: string;
-      /** @description Send the string `true` to queue the import for processing right away when its configuration is valid; any other value, or none, leaves it `pending`. */
-      publish?: string;
-      /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
-      date_col_label?: string;
-      /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
-      amount_col_label?: string;
-      /** @description Header of the name column (transaction name, account name, trade name). */
-      name_col_label?: string;
-      /** @description Header of the category column (TransactionImport). */
-      category_col_label?: string;
-      /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
-      tags_col_label?: string;
-      /** @description Header of the notes column (TransactionImport). */
-      notes_col_label?: string;
-      /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
-      account_col_label?: string;
-      /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
-      currency_col_label?: string;
-      /** @description Header of the ticker column (TradeImport). */
-      ticker_col_label?: string;
-      /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
-      exchange_operating_mic_col_label?: string;
-      /** @description Header of the quantity column (TradeImport; negative for a sale). */
-      qty_col_label?: string;
-      /** @description Header of the price column (TradeImport). */
-      price_col_label?: string;
-      /** @description Header of the account type column (AccountImport). */
-      entity_type_col_label?: string;
-      /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
-      date_format?: string;
-      number_format?: components['schemas']['NumberFormat'];
-      signage_convention?: components['schemas']['SignageConvention'];
-      col_sep?: components['schemas']['ColumnSeparator'];
-    };
-    /** @description Envelope holding one import (summary form). */
-    ImportResponse: {
-      data: components['schemas']['Import'];
-    };
-    /** @description Column mapping and formats used to read the CSV; null where not set (the type's default applies). */
-    ImportConfiguration: {
-      /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
-      date_col_label: string | null;
-      /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
-      amount_col_label: string | null;
-      /** @description Header of the name column (transaction name, account name, trade name). */
-      name_col_label: string | null;
-      /** @description Header of the category column (TransactionImport). */
-      category_col_label: string | null;
-      /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
-      tags_col_label: string | null;
-      /** @description Header of the notes column (TransactionImport). */
-      notes_col_label: string | null;
-      /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
-      account_col_label: string | null;
-      /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
-      currency_col_label: string | null;
-      /** @description Header of the ticker column (TradeImport). */
-      ticker_col_label: string | null;
-      /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
-      exchange_operating_mic_col_label: string | null;
-      /** @description Header of the quantity column (TradeImport; negative for a sale). */
-      qty_col_label: string | null;
-      /** @description Header of the price column (TradeImport). */
-      price_col_label: string | null;
-      /** @description Header of the account type column (AccountImport). */
-      entity_type_col_label: string | null;
-      /** @description strftime-style pattern of the dates, for example `%Y-%m-%d` or `%d.%m.%Y`. */
-      date_format: string | null;
-      number_format: components['schemas']['NumberFormat'] | null;
-      signage_convention: components['schemas']['SignageConvention'] | null;
-      col_sep: components['schemas']['ColumnSeparator'] | null;
-    };
-    /** @description Row counts of an import. */
-    ImportStats: {
-      /** @description Data rows read from the CSV. */
-      rows_count: number;
-      /** @description Rows that passed validation. */
-      valid_rows_count: number;
-      /** @description Rows that failed validation. */
-      invalid_rows_count: number;
-      /** @description Records written by the import so far. */
-      imported_count: number;
-    };
-    /** @description An import with its configuration and row statistics. */
-    ImportDetail: {
-      /** Format: uuid */
-      id: string;
-      type: components['schemas']['ImportType'];
-      status: components['schemas']['ImportStatus'];
-      /**
-       * Format: uuid
-       * @description Account the rows are imported into, or null when none was chosen.
-       */
-      account_id: string | null;
-      /** @description Number of data rows read from the CSV. */
-      rows_count: number;
-      /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed), which keeps it from being published; otherwise null. */
-      error: string | null;
-      configuration: components['schemas']['ImportConfiguration'];
-      stats: components['schemas']['ImportStats'];
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description Envelope holding one import with configuration and statistics. */
-    ImportDetailResponse: {
-      data: components['schemas']['ImportDetail'];
-    };
-    /** @description Changes the configuration of a `pending` import (column labels, formats, the account); the CSV is read again with it at once, so `stats` and the rows show the outcome before publishing. Members not sent keep their value; `account_id: null` removes the account. */
-    ImportUpdateRequest: {
-      /**
-       * Format: uuid
-       * @description Account of the family to import the rows into, or null for none.
-       */
-      account_id?: string | null;
-      /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
-      date_col_label?: string;
-      /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
-      amount_col_label?: string;
-      /** @description Header of the name column (transaction name, account name, trade name). */
-      name_col_label?: string;
-      /** @description Header of the category column (TransactionImport). */
-      category_col_label?: string;
-      /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
-      tags_col_label?: string;
-      /** @description Header of the notes column (TransactionImport). */
-      notes_col_label?: string;
-      /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
-      account_col_label?: string;
-      /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
-      currency_col_label?: string;
-      /** @description Header of the ticker column (TradeImport). */
-      ticker_col_label?: string;
-      /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
-      exchange_operating_mic_col_label?: string;
-      /** @description Header of the quantity column (TradeImport; negative for a sale). */
-      qty_col_label?: string;
-      /** @description Header of the price column (TradeImport). */
-      price_col_label?: string;
-      /** @description Header of the account type column (AccountImport). */
-      entity_type_col_label?: string;
-      /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
-      date_format?: string;
-      number_format?: components['schemas']['NumberFormat'];
-      signage_convention?: components['schemas']['SignageConvention'];
-      col_sep?: components['schemas']['ColumnSeparator'];
-    };
-    /** @description A problem of one row, naming the cell when there is one. */
-    ImportRowError: {
-      /** @description Header of the column as written in the CSV. */
-      column?: string;
-      /** @description What is wrong, for example `date '31/02/2024' does not match %d/%m/%Y`. */
-      message: string;
-    };
-    /** @description One data row of an import's CSV as it was read: its cells by meaning (`date`, `amount`, `name`, ...) and what is wrong with it. */
-    ImportRow: {
-      /** @description Position among the data rows, from 1. */
-      row_number: number;
-      /** @description Line of the CSV text where the row starts (the header is line 1). */
-      line: number;
-      /** @description Whether the row can be imported as it is. */
-      valid: boolean;
-      /** @description What is wrong with the row, one entry per problem. */
-      errors: components['schemas']['ImportRowError'][];
-      /** @description The row's cells by meaning, as written in the CSV (null when the column is absent). Which keys appear depends on the import type. */
-      fields: {
-        [key: string]: string | null;
-      };
-    };
-    /** @description A page of an import's rows. */
-    ImportRowList: {
-      data: components['schemas']['ImportRow'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /** @description An AI assistant conversation of the user (summary form, without messages). */
-    Chat: {
-      /** Format: uuid */
-      id: string;
-      title: string;
-      /** @description Why the assistant's latest reply failed, as a sentence for people (for example that the AI provider is rate limited), or null. Cleared when a new message is sent or a reply is retried. */
-      error: string | null;
-      /**
-       * Format: date-time
-       * @description When the newest message of the chat was written, or null for a chat without messages.
-       */
-      last_message_at: string | null;
-      /** @description Messages in the chat, user and assistant messages together. */
-      message_count: number;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description One page of chats, the one with the newest activity (message or change) first. */
-    ChatList: {
-      data: components['schemas']['Chat'][];
-      meta: components['schemas']['PaginationMeta'];
-    };
-    /** @description Identifier of an AI model as the configured provider names it (for example `gpt-4.1-mini`, `llama3.1:8b` or `Qwen/Qwen2.5-7B-Instruct`); the server's default model when omitted. A model the provider does not know fails the reply with a readable `error`. */
-    ModelName: string;
-    /** @description Flat body for starting a chat: a `title`, a first `message`, or both. A chat started without a title is named after its first message (its first 80 characters, cut at a word). */
-    ChatCreateRequest:
-      | {
-          /** @description Title of the chat; must hold some text. */
-          title?: string;
-          /** @description Optional first user message; when sent, an assistant reply is queued for it. */
-          message?: string;
-          model?: components['schemas']['ModelName'];
-        }
-      | Record<string, never>
-      | Record<string, never>;
-    /**
-     * @description `user_message` for a message written by the user, `assistant_message` for a reply of the AI assistant (the snake-case forms of the message kinds `UserMessage` and `AssistantMessage`).
-     * @enum {string}
-     */
-    MessageType: 'user_message' | 'assistant_message';
-    /**
-     * @description Author role, `user` or `assistant`, matching `type`.
-     * @enum {string}
-     */
-    MessageRole: 'user' | 'assistant';
-    /**
-     * @description Generation state: user messages are `complete`; an assistant message is `pending` while the reply is being produced, then `complete` or `failed`.
-     * @enum {string}
-     */
-    MessageStatus: 'pending' | 'complete' | 'failed';
-    /** @description A function call the assistant made while composing a reply (stored as a function tool call), with the arguments it passed and what the function returned. */
-    ToolCall: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * @description Kind of tool call; always `function` (a function tool call, `ToolCall::Function`).
-       * @constant
-       */
-      type: 'function';
-      /** @description Identifier the AI provider gave to the call. */
-      provider_id: string;
-      /** @description Name of the tool that was called, for example `get_transactions`. */
-      function_name: string;
-      /** @description Arguments the assistant passed to the tool; `{"raw": "..."}` when they were not a JSON object. */
-      function_arguments: {
-        [key: string]: unknown;
-      };
-      /** @description What the tool returned to the model; `{"error": ..., "message": ...}` when the arguments were refused. */
-      function_result: {
-        [key: string]: unknown;
-      };
-    };
-    /** @description One message of a chat. */
-    Message: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      chat_id: string;
-      type: components['schemas']['MessageType'];
-      role: components['schemas']['MessageRole'];
-      /** @description Text of the message. An assistant reply starts empty and grows while the model writes it (`status: pending`); a failed reply keeps what was written before the failure. */
-      content: string;
-      /** @description Identifier of the AI model that writes (or wrote) an assistant reply; on a user message, the model requested with it, or null. */
-      model: string | null;
-      status: components['schemas']['MessageStatus'];
-      /** @description Tool calls the assistant made while writing this reply, in the order made (always empty for user messages). */
-      tool_calls: components['schemas']['ToolCall'][];
-      /** Format: date-time */
-      created_at: string;
-    };
-    /** @description A chat with all its messages, oldest first, including tool calls. */
-    ChatDetail: {
-      /** Format: uuid */
-      id: string;
-      title: string;
-      /** @description Why the assistant's latest reply failed, as a sentence for people (for example that the AI provider is rate limited), or null. Cleared when a new message is sent or a reply is retried. */
-      error: string | null;
-      /**
-       * Format: date-time
-       * @description When the newest message of the chat was written, or null for a chat without messages.
-       */
-      last_message_at: string | null;
-      /** @description Messages in the chat, user and assistant messages together. */
-      message_count: number;
-      /** @description Every message of the chat, oldest first (a chat holds at most 1,000). */
-      messages: components['schemas']['Message'][];
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /** @description Envelope holding one chat with its messages. */
-    ChatDetailResponse: {
-      data: components['schemas']['ChatDetail'];
-    };
-    /** @description Flat body for renaming a chat. */
-    ChatUpdateRequest: {
-      /** @description New title; must hold some text. */
-      title: string;
-    };
-    /** @description Flat body for posting a user message. */
-    ChatMessageCreateRequest: {
-      /** @description Text of the message; must hold some text. */
-      content: string;
-      model?: components['schemas']['ModelName'];
-    };
-    /** @description The user message just stored, plus the state of the assistant reply it triggered. */
-    MessageCreated: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      chat_id: string;
-      type: components['schemas']['MessageType'];
-      role: components['schemas']['MessageRole'];
-      /** @description Text of the message. */
-      content: string;
-      /** @description Identifier of the AI model requested for the reply, or null for the default. */
-      model: string | null;
-      status: components['schemas']['MessageStatus'];
-      /** @description Always empty for a user message. */
-      tool_calls: components['schemas']['ToolCall'][];
-      /** Format: date-time */
-      created_at: string;
-      /**
-       * @description The assistant reply has been queued; poll the chat to see it.
-       * @constant
-       */
-      ai_response_status: 'pending';
-    };
-    /** @description Envelope holding the created message. */
-    MessageCreatedResponse: {
-      data: components['schemas']['MessageCreated'];
-    };
-    /** @description Envelope acknowledging that a new assistant reply was queued. */
-    RetryAccepted: {
-      data: {
+        TransactionNature: "income" | "expense" | "inflow" | "outflow";
+        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. */
+        TransactionCreateRequest: {
+            transaction: {
+                /**
+                 * Format: uuid
+                 * @description Account of the family that the transaction is booked on.
+                 */
+                account_id: string;
+                /**
+                 * Format: date
+                 * @description Booking date (`YYYY-MM-DD`).
+                 */
+                date: string;
+                /** @description Amount in major units; see `nature` for how its sign is interpreted. */
+                amount: number;
+                /** @description Label of the transaction. Needed unless `description` is sent. */
+                name?: string;
+                /** @description Alternative to `name`, used as the label when `name` is absent. */
+                description?: string;
+                /** @description Free-text notes. */
+                notes?: string | null;
+                /** @description Currency of the amount; the family currency when omitted. */
+                currency?: components["schemas"]["CurrencyCode"];
+                /**
+                 * Format: uuid
+                 * @description Category of the family to assign, or null for none.
+                 */
+                category_id?: string | null;
+                /**
+                 * Format: uuid
+                 * @description Merchant of the family to assign, or null for none.
+                 */
+                merchant_id?: string | null;
+                nature?: components["schemas"]["TransactionNature"];
+                /** @description Tags of the family to attach. */
+                tag_ids?: string[];
+            } & (unknown | unknown);
+        };
+        /** @description Envelope holding one transaction. */
+        TransactionResponse: {
+            data: components["schemas"]["Transaction"];
+        };
+        /** @description Body for changing a transaction. Every field is optional and only the fields sent are changed; the account cannot be changed. */
+        TransactionUpdateRequest: {
+            transaction: {
+                /** @description Not accepted: a transaction stays on its account. To move one, delete it and create it on the other account. Sending it is answered with 422. */
+                account_id?: unknown;
+                /**
+                 * Format: date
+                 * @description New booking date (`YYYY-MM-DD`).
+                 */
+                date?: string;
+                /** @description New amount in major units; see `nature` for how its sign is interpreted. */
+                amount?: number;
+                /** @description New label. */
+                name?: string;
+                /** @description Alternative to `name`. */
+                description?: string;
+                /** @description New notes, or null to clear them. */
+                notes?: string | null;
+                currency?: components["schemas"]["CurrencyCode"];
+                /**
+                 * Format: uuid
+                 * @description Category of the family to assign, or null to remove the category.
+                 */
+                category_id?: string | null;
+                /**
+                 * Format: uuid
+                 * @description Merchant of the family to assign, or null to remove the merchant.
+                 */
+                merchant_id?: string | null;
+                nature?: components["schemas"]["TransactionNature"];
+                /** @description Complete new set of tags. Leave the field out to keep the current tags; send `[]` to remove every tag. */
+                tag_ids?: string[];
+            };
+        };
+        /** @description Body for recording a valuation. */
+        ValuationCreateRequest: {
+            valuation: {
+                /**
+                 * Format: uuid
+                 * @description Account of the family whose balance is set.
+                 */
+                account_id: string;
+                /** @description Balance of the account on `date`, in major units. */
+                amount: number;
+                /**
+                 * Format: date
+                 * @description Date on which the balance applies (`YYYY-MM-DD`).
+                 */
+                date: string;
+                /** @description Free-text notes. */
+                notes?: string;
+            };
+        };
+        /** @description A manual valuation (reconciliation) that sets an account's balance on a date. Its id is the id of the underlying account entry. */
+        Valuation: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date
+             * @description Date on which the balance applies.
+             */
+            date: string;
+            /** @description Balance of the account on that date, formatted for display. */
+            amount: components["schemas"]["FormattedMoney"];
+            /** @description The same balance in minor units of `currency`. */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            /** @description Free-text notes, or null. */
+            notes: string | null;
+            /** @description Kind of valuation entry; `reconciliation` for valuations made through this API. */
+            kind: string;
+            account: components["schemas"]["AccountRef"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Envelope holding one valuation. */
+        ValuationResponse: {
+            data: components["schemas"]["Valuation"];
+        };
+        /** @description Body for changing a valuation. `amount` and `date` go together: send both or neither (sending only one is answered with 422). `notes` may be sent alone. */
+        ValuationUpdateRequest: {
+            valuation: {
+                /** @description New balance in major units; requires `date` in the same request. */
+                amount?: number;
+                /**
+                 * Format: date
+                 * @description New date (`YYYY-MM-DD`); requires `amount` in the same request.
+                 */
+                date?: string;
+                /** @description New notes. */
+                notes?: string;
+            };
+        };
+        /** @description Short form of a security (a tradable instrument). */
+        SecurityRef: {
+            /** Format: uuid */
+            id: string;
+            /** @description Ticker symbol, for example `VTI`. */
+            ticker: string;
+            /** @description Full name of the instrument, or null when unknown. */
+            name: string | null;
+        };
+        /** @description A buy or sell of a security on an investment account (or a crypto exchange account). The entry amount is quantity times price plus fee: money out for a purchase, negative (money in) for a sale. `qty` and `amount` carry that sign, `amount_cents` the absolute value, and `type` the direction. */
+        Trade: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date
+             * @description Trade date (`YYYY-MM-DD`).
+             */
+            date: string;
+            /** @description Total of the trade (quantity times price plus fee), formatted, negative for a sale. */
+            amount: components["schemas"]["FormattedMoney"];
+            /** @description The absolute total in minor units of `currency`. */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            /** @description Label, generated as for example `Buy 10 shares of VTI` unless set by the client. */
+            name: string;
+            /** @description Free-text notes, or null. */
+            notes: string | null;
+            /** @description Number of units traded as a decimal string, negative for a sale (for example `10` or `-2.5`). */
+            qty: string;
+            /** @description Price per unit, formatted. */
+            price: components["schemas"]["FormattedMoney"];
+            /** @description Price per unit in minor units of `currency`. */
+            price_cents: number;
+            /**
+             * @description Direction of the trade.
+             * @enum {string}
+             */
+            type: "buy" | "sell";
+            /** @description Activity label shown for the trade (for example `Buy`, `Sell`, `Dividend`, `Contribution`), or null. A label chosen by the user is kept when quantity or price change. */
+            investment_activity_label: string | null;
+            account: components["schemas"]["AccountRef"];
+            /** @description The traded security, or null when it is no longer known. */
+            security: components["schemas"]["SecurityRef"] | null;
+            /** @description Category of the trade entry, or null. */
+            category: components["schemas"]["CategoryRef"] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of trades. */
+        TradeList: {
+            data: components["schemas"]["Trade"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description A positive quantity of units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
+        TradeQuantity: number | string;
+        /** @description A positive price per unit in major units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
+        TradePrice: number | string;
+        /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); one of the two is required (the `anyOf` below), and an unknown `security_id` or a blank `ticker` is answered with 422 by the server. */
+        TradeCreateRequest: {
+            trade: {
+                /**
+                 * Format: uuid
+                 * @description Account of the family to book the trade on. It must support trades (an `investment` account, or a `crypto` account with subtype `exchange`).
+                 */
+                account_id: string;
+                /**
+                 * Format: date
+                 * @description Trade date (`YYYY-MM-DD`).
+                 */
+                date: string;
+                /**
+                 * @description Direction of the trade.
+                 * @enum {string}
+                 */
+                type: "buy" | "sell";
+                /** @description Number of units; required (a missing value is answered with 422 `qty and price must be present and positive`). */
+                qty?: components["schemas"]["TradeQuantity"];
+                /** @description Price per unit in major units, positive; required like `qty`. */
+                price?: components["schemas"]["TradePrice"];
+                /**
+                 * Format: uuid
+                 * @description Id of a known security.
+                 */
+                security_id?: string;
+                /** @description Ticker symbol, used when `security_id` is not sent. */
+                ticker?: string;
+                /** @description Currency of the price; the account currency when omitted. */
+                currency?: components["schemas"]["CurrencyCode"];
+                /** @description Commission or fee in major units (at most 4 decimal places), added to the trade total; 0 when omitted. */
+                fee?: number;
+                /** @description Free-text notes. */
+                notes?: string;
+            } & (unknown & (unknown | unknown));
+        };
+        /** @description Envelope holding one trade. */
+        TradeResponse: {
+            data: components["schemas"]["Trade"];
+        };
+        /** @description Body for changing a trade. All fields are optional, flat inside `trade`, and only the fields sent are changed. */
+        TradeUpdateRequest: {
+            trade: {
+                /**
+                 * Format: date
+                 * @description New trade date (`YYYY-MM-DD`).
+                 */
+                date?: string;
+                /** @description New label. */
+                name?: string;
+                /** @description New notes. */
+                notes?: string;
+                /** @description New number of units; the stored price is used when `price` is not sent. */
+                qty?: components["schemas"]["TradeQuantity"];
+                /** @description New price per unit; the stored quantity is used when `qty` is not sent. */
+                price?: components["schemas"]["TradePrice"];
+                /**
+                 * @description New direction of the trade.
+                 * @enum {string}
+                 */
+                type?: "buy" | "sell";
+                /**
+                 * @description Direction as money flow; `inflow` means a sale, `outflow` a purchase.
+                 * @enum {string}
+                 */
+                nature?: "inflow" | "outflow";
+                /** @description Custom activity label to show for the trade. */
+                investment_activity_label?: string;
+                /** @description New currency of the price. */
+                currency?: components["schemas"]["CurrencyCode"];
+            };
+        };
+        /** @description Non-negative decimal number written as a string to keep full precision (for example `10.5`). */
+        DecimalString: string;
+        /** @description Position in one security on one account on a date, computed from trades and prices by the account synchronisation. Read-only. */
+        Holding: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date
+             * @description Date of the position.
+             */
+            date: string;
+            /** @description Number of units held. */
+            qty: components["schemas"]["DecimalString"];
+            /** @description Price of one unit on that date, formatted. */
+            price: components["schemas"]["FormattedMoney"];
+            /** @description Price of one unit in minor units of `currency`. */
+            price_cents: number;
+            /** @description Market value of the position (quantity times price), formatted. */
+            amount: components["schemas"]["FormattedMoney"];
+            /** @description Market value in minor units of `currency`. */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            /** @description Average cost per unit, formatted like the other money strings (for example `$212.40`), or null when it cannot be computed. */
+            avg_cost: string | null;
+            account: components["schemas"]["AccountRef"];
+            security: components["schemas"]["SecurityRef"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of holdings, oldest date first. */
+        HoldingList: {
+            data: components["schemas"]["Holding"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Envelope holding one holding. */
+        HoldingResponse: {
+            data: components["schemas"]["Holding"];
+        };
         /**
-         * Format: uuid
-         * @description Id of the assistant message that will receive the new reply.
+         * @description Processing state. A new import is `pending`; publishing queues it and makes it `importing`, after which it ends `complete` or, on any failure with nothing written, `failed`. `reverting` and `revert_failed` belong to undoing a completed import.
+         * @enum {string}
          */
-        message_id: string;
-      };
-    };
-    /** @description The device signing in. The server itself checks that this information is present and answers 400 when it is missing, so no member is marked required here. */
-    DeviceInfo: {
-      /** @description Stable identifier of the installation. */
-      device_id?: string;
-      /** @description Human-readable device name, for example `Ana's iPhone`. */
-      device_name?: string;
-      /**
-       * @description Platform of the client.
-       * @enum {string}
-       */
-      device_type?: 'ios' | 'android' | 'web';
-      /** @description Operating system version. */
-      os_version?: string;
-      /** @description Version of the client application. */
-      app_version?: string;
-    };
-    /** @description Credentials for signing in. `device` is not marked required because the server checks it itself and answers 400 when it is missing. */
-    LoginRequest: {
-      /** @description Email address of the user. */
-      email: string;
-      /** @description Password of the user. */
-      password: string;
-      /** @description Current one-time code of the user's second factor, when one is set up. */
-      otp_code?: string;
-      device?: components['schemas']['DeviceInfo'];
-    };
-    /** @description The signed-in user. */
-    AuthUser: {
-      /** Format: uuid */
-      id: string;
-      /** Format: email */
-      email: string;
-      first_name: string | null;
-      last_name: string | null;
-      /** @description Whether AI features (chats) are enabled for the user. */
-      ai_enabled: boolean;
-    };
-    /** @description Tokens issued at sign-in together with the signed-in user. The body is not wrapped in `data`, following the usual OAuth 2.0 token response layout. */
-    AuthTokens: {
-      /** @description Bearer token for the `Authorization` header; has the `read_write` scope. */
-      access_token: string;
-      /** @description One-time token for `POST /api/v1/auth/refresh` (valid for 90 days); it is revoked when used, and using it a second time revokes every token of the device. */
-      refresh_token: string;
-      /** @constant */
-      token_type: 'Bearer';
-      /**
-       * @description Lifetime of the access token in seconds (30 days, 2592000).
-       * @constant
-       */
-      expires_in: 2592000;
-      /** @description Issue time of the access token in Unix seconds. */
-      created_at: number;
-      user: components['schemas']['AuthUser'];
-    };
-    /** @description Body for exchanging a refresh token. `refresh_token` is not marked required because the server checks it itself and answers 400 when it is missing or blank. */
-    RefreshRequest: {
-      /** @description The refresh token received with the current access token. */
-      refresh_token?: string;
-    };
-    /** @description A new access token and refresh token. The body is not wrapped in `data`, following the usual OAuth 2.0 token response layout. */
-    RefreshedTokens: {
-      /** @description Bearer token for the `Authorization` header; has the `read_write` scope. */
-      access_token: string;
-      /** @description One-time token for `POST /api/v1/auth/refresh` (valid for 90 days); it is revoked when used, and using it a second time revokes every token of the device. */
-      refresh_token: string;
-      /** @constant */
-      token_type: 'Bearer';
-      /**
-       * @description Lifetime of the access token in seconds (30 days, 2592000).
-       * @constant
-       */
-      expires_in: 2592000;
-      /** @description Issue time of the access token in Unix seconds. */
-      created_at: number;
-    };
-    /** @description Flat body for linking a pending single-sign-on identity to an existing user by proving that user's password. No member is marked required: the server checks them itself, first `linking_code` (400 when missing or blank), then the code's validity and the credentials (401 when the code is unknown or expired, or when `email`/`password` are missing or wrong). */
-    SsoLinkRequest: {
-      /** @description One-time linking code from the app callback (valid for 10 minutes). */
-      linking_code?: string;
-      /** @description Email address of the existing user. */
-      email?: string;
-      /** @description Password of the existing user. */
-      password?: string;
-    };
-    /** @description Flat body for creating a new user from a pending single-sign-on identity. `linking_code` is not marked required because the server checks it itself and answers 400 when it is missing or blank. */
-    SsoCreateAccountRequest: {
-      /** @description One-time linking code from the app callback (valid for 10 minutes). */
-      linking_code?: string;
-      /** @description First name of the new user; taken from the identity provider when omitted. */
-      first_name?: string;
-      /** @description Last name of the new user; taken from the identity provider when omitted. */
-      last_name?: string;
-    };
-    /** @description Body for exchanging the one-time code of a linked single-sign-on sign-in. `code` is not marked required because the server checks it itself and answers 400 when it is missing or blank. */
-    SsoExchangeRequest: {
-      /** @description The one-time code the app received in its callback URL (valid for 5 minutes). */
-      code?: string;
-    };
-  };
-  responses: {
-    /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed). */
-    UnexpectedError: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
+        ImportStatus: "pending" | "complete" | "importing" | "reverting" | "revert_failed" | "failed";
         /**
-         * @example {
-         *       "error": "internal_error",
-         *       "message": "An unexpected error occurred",
-         *       "errors": [
-         *         {
-         *           "message": "An unexpected error occurred"
-         *         }
-         *       ]
-         *     }
+         * @description What the CSV contains: `TransactionImport` (transactions), `TradeImport` (investment trades; a negative `qty` is a sale), `AccountImport` (accounts with their opening balance), `CategoryImport` (categories, columns `name`, `color`, `parent_category`, `icon`), `ExternalImport` (the CSV export of another personal-finance application with the fixed columns `Date, Amount, Account Name, Description, Category, Labels, Currency, Notes, Transaction Type`, dates `%m/%d/%Y`, `credit` meaning money in) or `RuleImport` (rules that fill in the category, merchant or tags of a transaction whose name matches, for later imports and `createTransaction`: columns `name`, `resource_type` (`transaction`), `active`, `effective_date`, and `conditions` and `actions` as JSON arrays such as `[{"condition_type": "transaction_name", "operator": "like", "value": "grocery"}]` (`like`: contains, any case; `=`: exactly) and `[{"action_type": "set_transaction_category", "value": "Groceries"}]` (also `set_transaction_merchant`, `set_transaction_tags`); a rule only fills what a transaction leaves empty).
+         * @enum {string}
          */
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description No usable credential: the API key or bearer token is missing, invalid, expired or revoked (an invalid bearer token fails even when a valid API key is sent as well), or the user has been deactivated. */
-    Unauthorized: {
-      headers: {
-        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. */
-    ValidationFailed: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description Too many requests: the per-address or per-credential counter for the current window is exhausted. Wait for `Retry-After` seconds. */
-    RateLimited: {
-      headers: {
-        'Retry-After': components['headers']['Retry-After'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        [name: string]: unknown;
-      };
-      content: {
+        ImportType: "TransactionImport" | "TradeImport" | "AccountImport" | "ExternalImport" | "CategoryImport" | "RuleImport";
+        /** @description A CSV import and its processing state. */
+        Import: {
+            /** Format: uuid */
+            id: string;
+            type: components["schemas"]["ImportType"];
+            status: components["schemas"]["ImportStatus"];
+            /**
+             * Format: uuid
+             * @description Account the rows are imported into, or null when none was chosen.
+             */
+            account_id: string | null;
+            /** @description Number of data rows read from the CSV. */
+            rows_count: number;
+            /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed), which keeps it from being published; otherwise null. */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of imports, newest first. */
+        ImportList: {
+            data: components["schemas"]["Import"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
         /**
-         * @example {
-         *       "error": "rate_limit_exceeded",
-         *       "message": "Rate limit exceeded. Try again in 2841 seconds.",
-         *       "errors": [
-         *         {
-         *           "message": "Rate limit exceeded. Try again in 2841 seconds."
-         *         }
-         *       ],
-         *       "details": {
-         *         "limit": 10000,
-         *         "current": 10001,
-         *         "reset_in_seconds": 2841
-         *       }
-         *     }
+         * @description How numbers are written in the CSV, shown by the way one thousand two hundred thirty-four and 56 hundredths appears (`1,234` has no decimals).
+         * @enum {string}
          */
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description The request body could not be parsed as JSON. */
-    BadRequest: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
+        NumberFormat: "1,234.56" | "1.234,56" | "1 234,56" | "1,234";
         /**
-         * @example {
-         *       "error": "bad_request",
-         *       "message": "Request body is not valid JSON",
-         *       "errors": [
-         *         {
-         *           "message": "Request body is not valid JSON"
-         *         }
-         *       ]
-         *     }
+         * @description Meaning of the sign in the amount column: `inflows_positive` means a positive CSV amount is money in (income); `inflows_negative` means a negative CSV amount is money in.
+         * @enum {string}
          */
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description The credential is valid but only has the `read` scope, while this operation needs `read_write`. */
-    Forbidden: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
+        SignageConvention: "inflows_positive" | "inflows_negative";
         /**
-         * @example {
-         *       "error": "insufficient_scope",
-         *       "message": "This action requires the 'read_write' scope",
-         *       "errors": [
-         *         {
-         *           "message": "This action requires the 'read_write' scope"
-         *         }
-         *       ]
-         *     }
+         * @description Field separator of the CSV.
+         * @enum {string}
          */
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description The request body exceeds the server's body size limit. The limit is set above the 10 MiB CSV limit of imports, so an oversized CSV is reported as 422 `content_too_large` rather than with this status. */
-    PayloadTooLarge: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
+        ColumnSeparator: "," | ";";
+        /** @description Flat body (no wrapper object) for creating an import. In practice only `raw_file_content` is needed; the other fields configure how the CSV is read, with defaults per type (each label defaults to the usual header, matched without regard to case, spaces, `-` and `_`). `raw_file_content` larger than 10,485,760 bytes (10 MiB) is refused with 422 `content_too_large`. */
+        ImportCreateRequest: {
+            /** @description The CSV text itself, header row first. */
+            raw_file_content: string;
+            /** @default TransactionImport */
+            type: components["schemas"]["ImportType"];
+            /**
+             * Format: uuid
+             * @description Account of the family to import the rows into.
+             */
+            account_id?: string;
+            /** @description Send the string `true` to queue the import for processing right away when its configuration is valid; any other value, or none, leaves it `pending`. */
+            publish?: string;
+            /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
+            date_col_label?: string;
+            /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
+            amount_col_label?: string;
+            /** @description Header of the name column (transaction name, account name, trade name). */
+            name_col_label?: string;
+            /** @description Header of the category column (TransactionImport). */
+            category_col_label?: string;
+            /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
+            tags_col_label?: string;
+            /** @description Header of the notes column (TransactionImport). */
+            notes_col_label?: string;
+            /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
+            account_col_label?: string;
+            /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
+            currency_col_label?: string;
+            /** @description Header of the ticker column (TradeImport). */
+            ticker_col_label?: string;
+            /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
+            exchange_operating_mic_col_label?: string;
+            /** @description Header of the quantity column (TradeImport; negative for a sale). */
+            qty_col_label?: string;
+            /** @description Header of the price column (TradeImport). */
+            price_col_label?: string;
+            /** @description Header of the account type column (AccountImport). */
+            entity_type_col_label?: string;
+            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
+            date_format?: string;
+            number_format?: components["schemas"]["NumberFormat"];
+            signage_convention?: components["schemas"]["SignageConvention"];
+            col_sep?: components["schemas"]["ColumnSeparator"];
+        };
+        /** @description Envelope holding one import (summary form). */
+        ImportResponse: {
+            data: components["schemas"]["Import"];
+        };
+        /** @description Column mapping and formats used to read the CSV; null where not set (the type's default applies). */
+        ImportConfiguration: {
+            /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
+            date_col_label: string | null;
+            /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
+            amount_col_label: string | null;
+            /** @description Header of the name column (transaction name, account name, trade name). */
+            name_col_label: string | null;
+            /** @description Header of the category column (TransactionImport). */
+            category_col_label: string | null;
+            /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
+            tags_col_label: string | null;
+            /** @description Header of the notes column (TransactionImport). */
+            notes_col_label: string | null;
+            /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
+            account_col_label: string | null;
+            /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
+            currency_col_label: string | null;
+            /** @description Header of the ticker column (TradeImport). */
+            ticker_col_label: string | null;
+            /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
+            exchange_operating_mic_col_label: string | null;
+            /** @description Header of the quantity column (TradeImport; negative for a sale). */
+            qty_col_label: string | null;
+            /** @description Header of the price column (TradeImport). */
+            price_col_label: string | null;
+            /** @description Header of the account type column (AccountImport). */
+            entity_type_col_label: string | null;
+            /** @description strftime-style pattern of the dates, for example `%Y-%m-%d` or `%d.%m.%Y`. */
+            date_format: string | null;
+            number_format: components["schemas"]["NumberFormat"] | null;
+            signage_convention: components["schemas"]["SignageConvention"] | null;
+            col_sep: components["schemas"]["ColumnSeparator"] | null;
+        };
+        /** @description Row counts of an import. */
+        ImportStats: {
+            /** @description Data rows read from the CSV. */
+            rows_count: number;
+            /** @description Rows that passed validation. */
+            valid_rows_count: number;
+            /** @description Rows that failed validation. */
+            invalid_rows_count: number;
+            /** @description Records written by the import so far. */
+            imported_count: number;
+        };
+        /** @description An import with its configuration and row statistics. */
+        ImportDetail: {
+            /** Format: uuid */
+            id: string;
+            type: components["schemas"]["ImportType"];
+            status: components["schemas"]["ImportStatus"];
+            /**
+             * Format: uuid
+             * @description Account the rows are imported into, or null when none was chosen.
+             */
+            account_id: string | null;
+            /** @description Number of data rows read from the CSV. */
+            rows_count: number;
+            /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed), which keeps it from being published; otherwise null. */
+            error: string | null;
+            configuration: components["schemas"]["ImportConfiguration"];
+            stats: components["schemas"]["ImportStats"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Envelope holding one import with configuration and statistics. */
+        ImportDetailResponse: {
+            data: components["schemas"]["ImportDetail"];
+        };
+        /** @description Changes the configuration of a `pending` import (column labels, formats, the account); the CSV is read again with it at once, so `stats` and the rows show the outcome before publishing. Members not sent keep their value; `account_id: null` removes the account. */
+        ImportUpdateRequest: {
+            /**
+             * Format: uuid
+             * @description Account of the family to import the rows into, or null for none.
+             */
+            account_id?: string | null;
+            /** @description Header of the date column (all types but CategoryImport, ExternalImport and RuleImport; AccountImport: the date of the opening balance). */
+            date_col_label?: string;
+            /** @description Header of the amount column (TransactionImport; AccountImport: the balance). */
+            amount_col_label?: string;
+            /** @description Header of the name column (transaction name, account name, trade name). */
+            name_col_label?: string;
+            /** @description Header of the category column (TransactionImport). */
+            category_col_label?: string;
+            /** @description Header of the tags column (TransactionImport; several tags separated by `|`). */
+            tags_col_label?: string;
+            /** @description Header of the notes column (TransactionImport). */
+            notes_col_label?: string;
+            /** @description Header of the column naming the account of each row, used when the import has no `account_id` (TransactionImport, TradeImport). */
+            account_col_label?: string;
+            /** @description Header of the currency column (ISO 4217 code per row; else the accounts currency, else the familys). */
+            currency_col_label?: string;
+            /** @description Header of the ticker column (TradeImport). */
+            ticker_col_label?: string;
+            /** @description Header of the exchange (ISO 10383 operating MIC) column (TradeImport). */
+            exchange_operating_mic_col_label?: string;
+            /** @description Header of the quantity column (TradeImport; negative for a sale). */
+            qty_col_label?: string;
+            /** @description Header of the price column (TradeImport). */
+            price_col_label?: string;
+            /** @description Header of the account type column (AccountImport). */
+            entity_type_col_label?: string;
+            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
+            date_format?: string;
+            number_format?: components["schemas"]["NumberFormat"];
+            signage_convention?: components["schemas"]["SignageConvention"];
+            col_sep?: components["schemas"]["ColumnSeparator"];
+        };
+        /** @description A problem of one row, naming the cell when there is one. */
+        ImportRowError: {
+            /** @description Header of the column as written in the CSV. */
+            column?: string;
+            /** @description What is wrong, for example `date '31/02/2024' does not match %d/%m/%Y`. */
+            message: string;
+        };
+        /** @description One data row of an import's CSV as it was read: its cells by meaning (`date`, `amount`, `name`, ...) and what is wrong with it. */
+        ImportRow: {
+            /** @description Position among the data rows, from 1. */
+            row_number: number;
+            /** @description Line of the CSV text where the row starts (the header is line 1). */
+            line: number;
+            /** @description Whether the row can be imported as it is. */
+            valid: boolean;
+            /** @description What is wrong with the row, one entry per problem. */
+            errors: components["schemas"]["ImportRowError"][];
+            /** @description The row's cells by meaning, as written in the CSV (null when the column is absent). Which keys appear depends on the import type. */
+            fields: {
+                [key: string]: string | null;
+            };
+        };
+        /** @description A page of an import's rows. */
+        ImportRowList: {
+            data: components["schemas"]["ImportRow"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description An AI assistant conversation of the user (summary form, without messages). */
+        Chat: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** @description Why the assistant's latest reply failed, as a sentence for people (for example that the AI provider is rate limited), or null. Cleared when a new message is sent or a reply is retried. */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the newest message of the chat was written, or null for a chat without messages.
+             */
+            last_message_at: string | null;
+            /** @description Messages in the chat, user and assistant messages together. */
+            message_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of chats, the one with the newest activity (message or change) first. */
+        ChatList: {
+            data: components["schemas"]["Chat"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Identifier of an AI model as the configured provider names it (for example `gpt-4.1-mini`, `llama3.1:8b` or `Qwen/Qwen2.5-7B-Instruct`); the server's default model when omitted. A model the provider does not know fails the reply with a readable `error`. */
+        ModelName: string;
+        /** @description Flat body for starting a chat: a `title`, a first `message`, or both. A chat started without a title is named after its first message (its first 80 characters, cut at a word). */
+        ChatCreateRequest: {
+            /** @description Title of the chat; must hold some text. */
+            title?: string;
+            /** @description Optional first user message; when sent, an assistant reply is queued for it. */
+            message?: string;
+            model?: components["schemas"]["ModelName"];
+        } | Record<string, never> | Record<string, never>;
         /**
-         * @example {
-         *       "error": "payload_too_large",
-         *       "message": "Request body is larger than the limit of 16777216 bytes",
-         *       "errors": [
-         *         {
-         *           "message": "Request body is larger than the limit of 16777216 bytes"
-         *         }
-         *       ]
-         *     }
+         * @description `user_message` for a message written by the user, `assistant_message` for a reply of the AI assistant (the snake-case forms of the message kinds `UserMessage` and `AssistantMessage`).
+         * @enum {string}
          */
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description The record does not exist, belongs to another family, or the id is not a well-formed UUID. */
-    NotFound: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
+        MessageType: "user_message" | "assistant_message";
         /**
-         * @example {
-         *       "error": "not_found",
-         *       "message": "Transaction not found",
-         *       "errors": [
-         *         {
-         *           "message": "Transaction not found"
-         *         }
-         *       ]
-         *     }
+         * @description Author role, `user` or `assistant`, matching `type`.
+         * @enum {string}
          */
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description AI features are not available to the user (the user's AI flag is off or no AI provider is configured), answered with `feature_disabled` before any scope check; or, on operations that change data, the credential lacks the `read_write` scope (`insufficient_scope`). */
-    ChatForbidden: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description Too many requests: either the per-address or per-credential counter of the current window is exhausted, or the user has sent as many chat messages (and retries) as the hourly message limit allows. Wait for `Retry-After` seconds. */
-    MessageLimited: {
-      headers: {
-        'Retry-After': components['headers']['Retry-After'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        [name: string]: unknown;
-      };
-      content: {
+        MessageRole: "user" | "assistant";
         /**
-         * @example {
-         *       "error": "rate_limit_exceeded",
-         *       "message": "Message limit reached (60 messages per hour). Try again in 1260 seconds.",
-         *       "errors": [
-         *         {
-         *           "message": "Message limit reached (60 messages per hour). Try again in 1260 seconds."
-         *         }
-         *       ],
-         *       "details": {
-         *         "limit": 60,
-         *         "current": 61,
-         *         "reset_in_seconds": 1260
-         *       }
-         *     }
+         * @description Generation state: user messages are `complete`; an assistant message is `pending` while the reply is being produced, then `complete` or `failed`.
+         * @enum {string}
          */
-        'application/json': components['schemas']['Error'];
-      };
+        MessageStatus: "pending" | "complete" | "failed";
+        /** @description A function call the assistant made while composing a reply (stored as a function tool call), with the arguments it passed and what the function returned. */
+        ToolCall: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Kind of tool call; always `function` (a function tool call, `ToolCall::Function`).
+             * @constant
+             */
+            type: "function";
+            /** @description Identifier the AI provider gave to the call. */
+            provider_id: string;
+            /** @description Name of the tool that was called, for example `get_transactions`. */
+            function_name: string;
+            /** @description Arguments the assistant passed to the tool; `{"raw": "..."}` when they were not a JSON object. */
+            function_arguments: {
+                [key: string]: unknown;
+            };
+            /** @description What the tool returned to the model; `{"error": ..., "message": ...}` when the arguments were refused. */
+            function_result: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description One message of a chat. */
+        Message: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            chat_id: string;
+            type: components["schemas"]["MessageType"];
+            role: components["schemas"]["MessageRole"];
+            /** @description Text of the message. An assistant reply starts empty and grows while the model writes it (`status: pending`); a failed reply keeps what was written before the failure. */
+            content: string;
+            /** @description Identifier of the AI model that writes (or wrote) an assistant reply; on a user message, the model requested with it, or null. */
+            model: string | null;
+            status: components["schemas"]["MessageStatus"];
+            /** @description Tool calls the assistant made while writing this reply, in the order made (always empty for user messages). */
+            tool_calls: components["schemas"]["ToolCall"][];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A chat with all its messages, oldest first, including tool calls. */
+        ChatDetail: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** @description Why the assistant's latest reply failed, as a sentence for people (for example that the AI provider is rate limited), or null. Cleared when a new message is sent or a reply is retried. */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the newest message of the chat was written, or null for a chat without messages.
+             */
+            last_message_at: string | null;
+            /** @description Messages in the chat, user and assistant messages together. */
+            message_count: number;
+            /** @description Every message of the chat, oldest first (a chat holds at most 1,000). */
+            messages: components["schemas"]["Message"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Envelope holding one chat with its messages. */
+        ChatDetailResponse: {
+            data: components["schemas"]["ChatDetail"];
+        };
+        /** @description Flat body for renaming a chat. */
+        ChatUpdateRequest: {
+            /** @description New title; must hold some text. */
+            title: string;
+        };
+        /** @description Flat body for posting a user message. */
+        ChatMessageCreateRequest: {
+            /** @description Text of the message; must hold some text. */
+            content: string;
+            model?: components["schemas"]["ModelName"];
+        };
+        /** @description The user message just stored, plus the state of the assistant reply it triggered. */
+        MessageCreated: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            chat_id: string;
+            type: components["schemas"]["MessageType"];
+            role: components["schemas"]["MessageRole"];
+            /** @description Text of the message. */
+            content: string;
+            /** @description Identifier of the AI model requested for the reply, or null for the default. */
+            model: string | null;
+            status: components["schemas"]["MessageStatus"];
+            /** @description Always empty for a user message. */
+            tool_calls: components["schemas"]["ToolCall"][];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description The assistant reply has been queued; poll the chat to see it.
+             * @constant
+             */
+            ai_response_status: "pending";
+        };
+        /** @description Envelope holding the created message. */
+        MessageCreatedResponse: {
+            data: components["schemas"]["MessageCreated"];
+        };
+        /** @description Envelope acknowledging that a new assistant reply was queued. */
+        RetryAccepted: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Id of the assistant message that will receive the new reply.
+                 */
+                message_id: string;
+            };
+        };
+        /** @description The device signing in. The server itself checks that this information is present and answers 400 when it is missing, so no member is marked required here. */
+        DeviceInfo: {
+            /** @description Stable identifier of the installation. */
+            device_id?: string;
+            /** @description Human-readable device name, for example `Ana's iPhone`. */
+            device_name?: string;
+            /**
+             * @description Platform of the client.
+             * @enum {string}
+             */
+            device_type?: "ios" | "android" | "web";
+            /** @description Operating system version. */
+            os_version?: string;
+            /** @description Version of the client application. */
+            app_version?: string;
+        };
+        /** @description Credentials for signing in. `device` is not marked required because the server checks it itself and answers 400 when it is missing. */
+        LoginRequest: {
+            /** @description Email address of the user. */
+            email: string;
+            /** @description Password of the user. */
+            password: string;
+            /** @description Current one-time code of the user's second factor, when one is set up. */
+            otp_code?: string;
+            device?: components["schemas"]["DeviceInfo"];
+        };
+        /** @description The signed-in user. */
+        AuthUser: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description Whether AI features (chats) are enabled for the user. */
+            ai_enabled: boolean;
+        };
+        /** @description Tokens issued at sign-in together with the signed-in user. The body is not wrapped in `data`, following the usual OAuth 2.0 token response layout. */
+        AuthTokens: {
+            /** @description Bearer token for the `Authorization` header; has the `read_write` scope. */
+            access_token: string;
+            /** @description One-time token for `POST /api/v1/auth/refresh` (valid for 90 days); it is revoked when used, and using it a second time revokes every token of the device. */
+            refresh_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /**
+             * @description Lifetime of the access token in seconds (30 days, 2592000).
+             * @constant
+             */
+            expires_in: 2592000;
+            /** @description Issue time of the access token in Unix seconds. */
+            created_at: number;
+            user: components["schemas"]["AuthUser"];
+        };
+        /** @description Body for exchanging a refresh token. `refresh_token` is not marked required because the server checks it itself and answers 400 when it is missing or blank. */
+        RefreshRequest: {
+            /** @description The refresh token received with the current access token. */
+            refresh_token?: string;
+        };
+        /** @description A new access token and refresh token. The body is not wrapped in `data`, following the usual OAuth 2.0 token response layout. */
+        RefreshedTokens: {
+            /** @description Bearer token for the `Authorization` header; has the `read_write` scope. */
+            access_token: string;
+            /** @description One-time token for `POST /api/v1/auth/refresh` (valid for 90 days); it is revoked when used, and using it a second time revokes every token of the device. */
+            refresh_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /**
+             * @description Lifetime of the access token in seconds (30 days, 2592000).
+             * @constant
+             */
+            expires_in: 2592000;
+            /** @description Issue time of the access token in Unix seconds. */
+            created_at: number;
+        };
+        /** @description Flat body for linking a pending single-sign-on identity to an existing user by proving that user's password. No member is marked required: the server checks them itself, first `linking_code` (400 when missing or blank), then the code's validity and the credentials (401 when the code is unknown or expired, or when `email`/`password` are missing or wrong). */
+        SsoLinkRequest: {
+            /** @description One-time linking code from the app callback (valid for 10 minutes). */
+            linking_code?: string;
+            /** @description Email address of the existing user. */
+            email?: string;
+            /** @description Password of the existing user. */
+            password?: string;
+        };
+        /** @description Flat body for creating a new user from a pending single-sign-on identity. `linking_code` is not marked required because the server checks it itself and answers 400 when it is missing or blank. */
+        SsoCreateAccountRequest: {
+            /** @description One-time linking code from the app callback (valid for 10 minutes). */
+            linking_code?: string;
+            /** @description First name of the new user; taken from the identity provider when omitted. */
+            first_name?: string;
+            /** @description Last name of the new user; taken from the identity provider when omitted. */
+            last_name?: string;
+        };
+        /** @description Body for exchanging the one-time code of a linked single-sign-on sign-in. `code` is not marked required because the server checks it itself and answers 400 when it is missing or blank. */
+        SsoExchangeRequest: {
+            /** @description The one-time code the app received in its callback URL (valid for 5 minutes). */
+            code?: string;
+        };
     };
-    /**
-     * @description The flow ended: the browser is sent back to the app at its configured callback URL (`MOBILE_APP_REDIRECT_URL`), with the outcome in the query. Tokens never travel in a URL.
-     *
-     *     - Identity linked to a user: `code=<one-time code>`, valid for 5 minutes
-     *       and once, for `POST /api/v1/auth/sso_exchange`.
-     *
-     *     - Identity not linked yet: `status=account_not_linked&linking_code=...&email=...&allow_account_creation=true|false`
-     *       (plus `first_name` and `last_name` when the provider shares them). The
-     *       linking code (32 random bytes, URL-safe) is valid for 10 minutes and
-     *       once, for `POST /api/v1/auth/sso_link` or
-     *       `POST /api/v1/auth/sso_create_account`.
-     *
-     *     - The linked user has a second factor: `status=mfa_not_supported` (such a
-     *       user signs in with email, password and one-time code).
-     *
-     *     - Anything that went wrong: `error=<code>&message=<sentence>`, with the
-     *       codes `invalid_provider` (no such provider), `missing_device_info`
-     *       (device parameters missing), `invalid_request` (a parameter breaks the
-     *       contract), `invalid_state` (unknown, used or expired `state`, or a
-     *       browser other than the one that started the sign-in),
-     *       `account_deactivated` and `sso_failed` (the
-     *       provider refused, could not be reached or answered something that does
-     *       not verify). Every failure ends this way, never as a JSON error page.
-     */
-    SsoAppRedirect: {
-      headers: {
-        Location: components['headers']['Location'];
-        /** @description `finance_sso=; Path=/auth/mobile; HttpOnly; SameSite=Lax; Max-Age=0` when the flow ended with an outcome: its cookie is cleared. */
-        'Set-Cookie'?: string;
-        [name: string]: unknown;
-      };
-      content?: never;
+    responses: {
+        /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed). */
+        UnexpectedError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "internal_error",
+                 *       "message": "An unexpected error occurred",
+                 *       "errors": [
+                 *         {
+                 *           "message": "An unexpected error occurred"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No usable credential: the API key or bearer token is missing, invalid, expired or revoked (an invalid bearer token fails even when a valid API key is sent as well), or the user has been deactivated. */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. */
+        ValidationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests: the per-address or per-credential counter for the current window is exhausted. Wait for `Retry-After` seconds. */
+        RateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "rate_limit_exceeded",
+                 *       "message": "Rate limit exceeded. Try again in 2841 seconds.",
+                 *       "errors": [
+                 *         {
+                 *           "message": "Rate limit exceeded. Try again in 2841 seconds."
+                 *         }
+                 *       ],
+                 *       "details": {
+                 *         "limit": 10000,
+                 *         "current": 10001,
+                 *         "reset_in_seconds": 2841
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body could not be parsed as JSON. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "bad_request",
+                 *       "message": "Request body is not valid JSON",
+                 *       "errors": [
+                 *         {
+                 *           "message": "Request body is not valid JSON"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The credential is valid but only has the `read` scope, while this operation needs `read_write`. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "insufficient_scope",
+                 *       "message": "This action requires the 'read_write' scope",
+                 *       "errors": [
+                 *         {
+                 *           "message": "This action requires the 'read_write' scope"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body exceeds the server's body size limit. The limit is set above the 10 MiB CSV limit of imports, so an oversized CSV is reported as 422 `content_too_large` rather than with this status. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "payload_too_large",
+                 *       "message": "Request body is larger than the limit of 16777216 bytes",
+                 *       "errors": [
+                 *         {
+                 *           "message": "Request body is larger than the limit of 16777216 bytes"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The record does not exist, belongs to another family, or the id is not a well-formed UUID. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "not_found",
+                 *       "message": "Transaction not found",
+                 *       "errors": [
+                 *         {
+                 *           "message": "Transaction not found"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description AI features are not available to the user (the user's AI flag is off or no AI provider is configured), answered with `feature_disabled` before any scope check; or, on operations that change data, the credential lacks the `read_write` scope (`insufficient_scope`). */
+        ChatForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests: either the per-address or per-credential counter of the current window is exhausted, or the user has sent as many chat messages (and retries) as the hourly message limit allows. Wait for `Retry-After` seconds. */
+        MessageLimited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "rate_limit_exceeded",
+                 *       "message": "Message limit reached (60 messages per hour). Try again in 1260 seconds.",
+                 *       "errors": [
+                 *         {
+                 *           "message": "Message limit reached (60 messages per hour). Try again in 1260 seconds."
+                 *         }
+                 *       ],
+                 *       "details": {
+                 *         "limit": 60,
+                 *         "current": 61,
+                 *         "reset_in_seconds": 1260
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The flow ended: the browser is sent back to the app at its configured callback URL (`MOBILE_APP_REDIRECT_URL`), with the outcome in the query. Tokens never travel in a URL.
+         *
+         *     - Identity linked to a user: `code=<one-time code>`, valid for 5 minutes
+         *       and once, for `POST /api/v1/auth/sso_exchange`.
+         *
+         *     - Identity not linked yet: `status=account_not_linked&linking_code=...&email=...&allow_account_creation=true|false`
+         *       (plus `first_name` and `last_name` when the provider shares them). The
+         *       linking code (32 random bytes, URL-safe) is valid for 10 minutes and
+         *       once, for `POST /api/v1/auth/sso_link` or
+         *       `POST /api/v1/auth/sso_create_account`.
+         *
+         *     - The linked user has a second factor: `status=mfa_not_supported` (such a
+         *       user signs in with email, password and one-time code).
+         *
+         *     - Anything that went wrong: `error=<code>&message=<sentence>`, with the
+         *       codes `invalid_provider` (no such provider), `missing_device_info`
+         *       (device parameters missing), `invalid_request` (a parameter breaks the
+         *       contract), `invalid_state` (unknown, used or expired `state`, or a
+         *       browser other than the one that started the sign-in),
+         *       `account_deactivated` and `sso_failed` (the
+         *       provider refused, could not be reached or answered something that does
+         *       not verify). Every failure ends this way, never as a JSON error page.
+         */
+        SsoAppRedirect: {
+            headers: {
+                Location: components["headers"]["Location"];
+                /** @description `finance_sso=; Path=/auth/mobile; HttpOnly; SameSite=Lax; Max-Age=0` when the flow ended with an outcome: its cookie is cleared. */
+                "Set-Cookie"?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
-  };
-  parameters: {
-    /**
-     * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-     * @example 1
-     */
-    Page: number;
-    /**
-     * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-     * @example 25
-     */
-    PerPage: number;
-    /**
-     * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-     * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-     */
-    Id: string;
-    /**
-     * @description Case-insensitive text matched against the ticker and the name of the security.
-     * @example vanguard
-     */
-    SecuritySearch: string;
-    /**
-     * @description Only records of this account.
-     * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
-     */
-    AccountIdFilter: string;
-    /**
-     * @description Only records in this category.
-     * @example 5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86
-     */
-    CategoryIdFilter: string;
-    /**
-     * @description Only records with this merchant.
-     * @example e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34
-     */
-    MerchantIdFilter: string;
-    /**
-     * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
-     * @example 2024-01-01
-     */
-    StartDate: string;
-    /**
-     * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
-     * @example 2024-03-31
-     */
-    EndDate: string;
-    /**
-     * @description Only transactions whose absolute amount is at least this value (major units).
-     * @example 10
-     */
-    MinAmount: number;
-    /**
-     * @description Only transactions whose absolute amount is at most this value (major units).
-     * @example 500
-     */
-    MaxAmount: number;
-    /**
-     * @description Only income (stored amount below zero) or only expenses (the rest).
-     * @example expense
-     */
-    TransactionTypeFilter: 'income' | 'expense';
-    /**
-     * @description Case-insensitive text found anywhere in the transaction name, in its notes or in its merchant's name (each searched on its own: a match never spans two of them). Control characters (U+0000 to U+001F) are refused with 422.
-     * @example coffee
-     */
-    TransactionSearch: string;
-    /**
-     * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
-     * @example [
-     *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
-     *     ]
-     */
-    AccountIdsFilter: string[];
-    /**
-     * @description Only records belonging to one of these categories. Repeat the parameter for several values; both `category_ids[]=a&category_ids[]=b` and `category_ids=a` (also repeated without brackets) are accepted. At most 100 values.
-     * @example [
-     *       "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86"
-     *     ]
-     */
-    CategoryIdsFilter: string[];
-    /**
-     * @description Only records belonging to one of these merchants. Repeat the parameter for several values; both `merchant_ids[]=a&merchant_ids[]=b` and `merchant_ids=a` (also repeated without brackets) are accepted. At most 100 values.
-     * @example [
-     *       "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34"
-     *     ]
-     */
-    MerchantIdsFilter: string[];
-    /**
-     * @description Only transactions carrying at least one of these tags. Repeat the parameter for several values; both `tag_ids[]=a&tag_ids[]=b` and `tag_ids=a` (also repeated without brackets) are accepted. At most 100 values.
-     * @example [
-     *       "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60"
-     *     ]
-     */
-    TagIdsFilter: string[];
-    /**
-     * @description Only holdings of exactly this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
-     * @example 2024-03-28
-     */
-    DateFilter: string;
-    /**
-     * @description Only holdings of this security.
-     * @example 71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104
-     */
-    SecurityIdFilter: string;
-    /**
-     * @description Only imports in this state.
-     * @example complete
-     */
-    ImportStatusFilter: components['schemas']['ImportStatus'];
-    /**
-     * @description Only imports of this type.
-     * @example TransactionImport
-     */
-    ImportTypeFilter: components['schemas']['ImportType'];
-    /**
-     * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
-     * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
-     */
-    ChatId: string;
-    /** @description Name of a configured identity provider (see `SSO_PROVIDERS` in the README). An unknown name ends the flow with `error=invalid_provider`. */
-    SsoProvider: string;
-  };
-  requestBodies: never;
-  headers: {
-    /**
-     * @description Number of requests allowed in the current rate-limit window: the credential's limit on authenticated requests, the client address's otherwise. Absent when that limit is turned off.
-     * @example 10000
-     */
-    'X-RateLimit-Limit': number;
-    /**
-     * @description Number of requests still available in the current rate-limit window.
-     * @example 9987
-     */
-    'X-RateLimit-Remaining': number;
-    /**
-     * @description Seconds until the current rate-limit window ends and the counter resets.
-     * @example 2841
-     */
-    'X-RateLimit-Reset': number;
-    /**
-     * @description The authentication schemes the API accepts.
-     * @example Bearer, ApiKey
-     */
-    'WWW-Authenticate': string;
-    /**
-     * @description Seconds the client should wait before sending another request.
-     * @example 2841
-     */
-    'Retry-After': number;
-    /**
-     * @description Where the browser goes next.
-     * @example financeapp://oauth/callback?status=account_not_linked&linking_code=q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE&email=ana%40example.com&allow_account_creation=false
-     */
-    Location: string;
-  };
-  pathItems: never;
-}
-export type $defs = Record<string, never>;
-export interface operations {
-  listAccounts: {
     parameters: {
-      query?: {
         /**
          * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
          * @example 1
          */
-        page?: components['parameters']['Page'];
+        Page: number;
         /**
          * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
          * @example 25
          */
-        per_page?: components['parameters']['PerPage'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of accounts. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *           "name": "Everyday Checking",
-           *           "balance": "$4,250.75",
-           *           "balance_cents": 425075,
-           *           "currency": "USD",
-           *           "classification": "asset",
-           *           "account_type": "depository",
-           *           "subtype": "checking",
-           *           "status": "active",
-           *           "sync_error": null,
-           *           "created_at": "2024-01-05T14:22:10Z",
-           *           "updated_at": "2024-03-28T09:15:42Z"
-           *         },
-           *         {
-           *           "id": "8a2d4c6e-1f3b-4a5c-9d7e-2b4f6a8c0e12",
-           *           "name": "Travel Rewards Visa",
-           *           "balance": "$1,234.56",
-           *           "balance_cents": 123456,
-           *           "currency": "USD",
-           *           "classification": "liability",
-           *           "account_type": "credit_card",
-           *           "subtype": null,
-           *           "status": "active",
-           *           "sync_error": null,
-           *           "created_at": "2024-01-05T14:25:31Z",
-           *           "updated_at": "2024-03-27T18:02:11Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 2,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['AccountList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createAccount: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "account": {
-         *         "name": "Brokerage",
-         *         "account_type": "investment",
-         *         "subtype": "brokerage",
-         *         "currency": "USD",
-         *         "balance": 15000
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['AccountCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The account was created. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *         "name": "Brokerage",
-           *         "balance": "$15,000.00",
-           *         "balance_cents": 1500000,
-           *         "currency": "USD",
-           *         "classification": "asset",
-           *         "account_type": "investment",
-           *         "subtype": "brokerage",
-           *         "status": "active",
-           *         "sync_error": null,
-           *         "created_at": "2024-03-28T10:00:00Z",
-           *         "updated_at": "2024-03-28T10:00:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getAccount: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        PerPage: number;
         /**
          * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
          * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
          */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The account. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *         "name": "Everyday Checking",
-           *         "balance": "$4,250.75",
-           *         "balance_cents": 425075,
-           *         "currency": "USD",
-           *         "classification": "asset",
-           *         "account_type": "depository",
-           *         "subtype": "checking",
-           *         "status": "active",
-           *         "sync_error": null,
-           *         "created_at": "2024-01-05T14:22:10Z",
-           *         "updated_at": "2024-03-28T09:15:42Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listCategories: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of categories. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d",
-           *           "name": "Food & Drink",
-           *           "color": "#EB5429",
-           *           "icon": "utensils",
-           *           "parent": null,
-           *           "created_at": "2024-01-05T14:30:00Z",
-           *           "updated_at": "2024-01-05T14:30:00Z"
-           *         },
-           *         {
-           *           "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
-           *           "name": "Coffee Shops",
-           *           "color": "#A0522D",
-           *           "icon": "coffee",
-           *           "parent": {
-           *             "id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d",
-           *             "name": "Food & Drink"
-           *           },
-           *           "created_at": "2024-01-06T08:12:45Z",
-           *           "updated_at": "2024-02-11T19:40:03Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 2,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CategoryList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createCategory: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "category": {
-         *         "name": "Coffee Shops",
-         *         "color": "#A0522D",
-         *         "icon": "coffee",
-         *         "parent_id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d"
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['CategoryCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The category was created. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
-           *         "name": "Coffee Shops",
-           *         "color": "#A0522D",
-           *         "icon": "coffee",
-           *         "parent": {
-           *           "id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d",
-           *           "name": "Food & Drink"
-           *         },
-           *         "created_at": "2024-01-06T08:12:45Z",
-           *         "updated_at": "2024-01-06T08:12:45Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CategoryResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getCategory: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The category. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d",
-           *         "name": "Food & Drink",
-           *         "color": "#EB5429",
-           *         "icon": "utensils",
-           *         "parent": null,
-           *         "created_at": "2024-01-05T14:30:00Z",
-           *         "updated_at": "2024-01-05T14:30:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['CategoryResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listMerchants: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of merchants. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
-           *           "name": "Blue Bottle Coffee",
-           *           "created_at": "2024-01-08T07:45:12Z",
-           *           "updated_at": "2024-01-08T07:45:12Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 1,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['MerchantList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createMerchant: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "merchant": {
-         *         "name": "Blue Bottle Coffee"
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['MerchantCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The merchant was created. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
-           *         "name": "Blue Bottle Coffee",
-           *         "created_at": "2024-01-08T07:45:12Z",
-           *         "updated_at": "2024-01-08T07:45:12Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['MerchantResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getMerchant: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The merchant. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
-           *         "name": "Blue Bottle Coffee",
-           *         "created_at": "2024-01-08T07:45:12Z",
-           *         "updated_at": "2024-01-08T07:45:12Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['MerchantResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listTags: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of tags. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
-           *           "name": "Vacation",
-           *           "color": "#3B82F6",
-           *           "created_at": "2024-02-01T12:00:00Z",
-           *           "updated_at": "2024-02-01T12:00:00Z"
-           *         },
-           *         {
-           *           "id": "2c5a8e1f-7d3b-4f9a-a6c4-1e8d3b5f9a27",
-           *           "name": "Reimbursable",
-           *           "color": "#10B981",
-           *           "created_at": "2024-02-03T16:20:31Z",
-           *           "updated_at": "2024-02-03T16:20:31Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 2,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TagList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createTag: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "tag": {
-         *         "name": "Vacation",
-         *         "color": "#3B82F6"
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['TagCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The tag was created. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
-           *         "name": "Vacation",
-           *         "color": "#3B82F6",
-           *         "created_at": "2024-02-01T12:00:00Z",
-           *         "updated_at": "2024-02-01T12:00:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TagResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getTag: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The tag. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
-           *         "name": "Vacation",
-           *         "color": "#3B82F6",
-           *         "created_at": "2024-02-01T12:00:00Z",
-           *         "updated_at": "2024-02-01T12:00:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TagResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  deleteTag: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The tag was deleted. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
-           *         "deleted": true
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['DeleteConfirmationResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  updateTag: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "tag": {
-         *         "name": "Summer Vacation"
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['TagUpdateRequest'];
-      };
-    };
-    responses: {
-      /** @description The updated tag. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
-           *         "name": "Summer Vacation",
-           *         "color": "#3B82F6",
-           *         "created_at": "2024-02-01T12:00:00Z",
-           *         "updated_at": "2024-03-28T10:05:17Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TagResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listSecurities: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
+        Id: string;
         /**
          * @description Case-insensitive text matched against the ticker and the name of the security.
          * @example vanguard
          */
-        search?: components['parameters']['SecuritySearch'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of securities. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
-           *           "ticker": "VTI",
-           *           "name": "Vanguard Total Stock Market ETF",
-           *           "exchange_operating_mic": "ARCX",
-           *           "kind": "standard"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 1,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['SecurityList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getSecurity: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The security. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
-           *         "ticker": "VTI",
-           *         "name": "Vanguard Total Stock Market ETF",
-           *         "exchange_operating_mic": "ARCX",
-           *         "kind": "standard"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['SecurityResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listTransactions: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
+        SecuritySearch: string;
         /**
          * @description Only records of this account.
          * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
          */
-        account_id?: components['parameters']['AccountIdFilter'];
+        AccountIdFilter: string;
         /**
          * @description Only records in this category.
          * @example 5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86
          */
-        category_id?: components['parameters']['CategoryIdFilter'];
+        CategoryIdFilter: string;
         /**
          * @description Only records with this merchant.
          * @example e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34
          */
-        merchant_id?: components['parameters']['MerchantIdFilter'];
+        MerchantIdFilter: string;
         /**
          * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
          * @example 2024-01-01
          */
-        start_date?: components['parameters']['StartDate'];
+        StartDate: string;
         /**
          * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
          * @example 2024-03-31
          */
-        end_date?: components['parameters']['EndDate'];
+        EndDate: string;
         /**
          * @description Only transactions whose absolute amount is at least this value (major units).
          * @example 10
          */
-        min_amount?: components['parameters']['MinAmount'];
+        MinAmount: number;
         /**
          * @description Only transactions whose absolute amount is at most this value (major units).
          * @example 500
          */
-        max_amount?: components['parameters']['MaxAmount'];
+        MaxAmount: number;
         /**
          * @description Only income (stored amount below zero) or only expenses (the rest).
          * @example expense
          */
-        type?: components['parameters']['TransactionTypeFilter'];
+        TransactionTypeFilter: "income" | "expense";
         /**
          * @description Case-insensitive text found anywhere in the transaction name, in its notes or in its merchant's name (each searched on its own: a match never spans two of them). Control characters (U+0000 to U+001F) are refused with 422.
          * @example coffee
          */
-        search?: components['parameters']['TransactionSearch'];
+        TransactionSearch: string;
         /**
          * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
          * @example [
          *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
          *     ]
          */
-        account_ids?: components['parameters']['AccountIdsFilter'];
+        AccountIdsFilter: string[];
         /**
          * @description Only records belonging to one of these categories. Repeat the parameter for several values; both `category_ids[]=a&category_ids[]=b` and `category_ids=a` (also repeated without brackets) are accepted. At most 100 values.
          * @example [
          *       "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86"
          *     ]
          */
-        category_ids?: components['parameters']['CategoryIdsFilter'];
+        CategoryIdsFilter: string[];
         /**
          * @description Only records belonging to one of these merchants. Repeat the parameter for several values; both `merchant_ids[]=a&merchant_ids[]=b` and `merchant_ids=a` (also repeated without brackets) are accepted. At most 100 values.
          * @example [
          *       "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34"
          *     ]
          */
-        merchant_ids?: components['parameters']['MerchantIdsFilter'];
+        MerchantIdsFilter: string[];
         /**
          * @description Only transactions carrying at least one of these tags. Repeat the parameter for several values; both `tag_ids[]=a&tag_ids[]=b` and `tag_ids=a` (also repeated without brackets) are accepted. At most 100 values.
          * @example [
          *       "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60"
          *     ]
          */
-        tag_ids?: components['parameters']['TagIdsFilter'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of transactions. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713",
-           *           "date": "2024-03-27",
-           *           "amount": "$12.50",
-           *           "amount_cents": 1250,
-           *           "signed_amount_cents": -1250,
-           *           "currency": "USD",
-           *           "name": "Blue Bottle Coffee",
-           *           "notes": null,
-           *           "classification": "expense",
-           *           "account": {
-           *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *             "name": "Everyday Checking",
-           *             "account_type": "depository"
-           *           },
-           *           "category": {
-           *             "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
-           *             "name": "Coffee Shops",
-           *             "color": "#A0522D",
-           *             "icon": "coffee"
-           *           },
-           *           "merchant": {
-           *             "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
-           *             "name": "Blue Bottle Coffee"
-           *           },
-           *           "tags": [
-           *             {
-           *               "id": "2c5a8e1f-7d3b-4f9a-a6c4-1e8d3b5f9a27",
-           *               "name": "Reimbursable",
-           *               "color": "#10B981"
-           *             }
-           *           ],
-           *           "created_at": "2024-03-27T08:31:04Z",
-           *           "updated_at": "2024-03-27T08:31:04Z"
-           *         },
-           *         {
-           *           "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
-           *           "date": "2024-03-25",
-           *           "amount": "$3,200.00",
-           *           "amount_cents": 320000,
-           *           "signed_amount_cents": 320000,
-           *           "currency": "USD",
-           *           "name": "Payroll ACME Corp",
-           *           "notes": "March salary",
-           *           "classification": "income",
-           *           "account": {
-           *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *             "name": "Everyday Checking",
-           *             "account_type": "depository"
-           *           },
-           *           "category": null,
-           *           "merchant": null,
-           *           "tags": [],
-           *           "created_at": "2024-03-25T17:02:48Z",
-           *           "updated_at": "2024-03-26T09:10:00Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 2,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TransactionList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createTransaction: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['TransactionCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The transaction was created. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713",
-           *         "date": "2024-03-27",
-           *         "amount": "$12.50",
-           *         "amount_cents": 1250,
-           *         "signed_amount_cents": -1250,
-           *         "currency": "USD",
-           *         "name": "Blue Bottle Coffee",
-           *         "notes": null,
-           *         "classification": "expense",
-           *         "account": {
-           *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *           "name": "Everyday Checking",
-           *           "account_type": "depository"
-           *         },
-           *         "category": {
-           *           "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
-           *           "name": "Coffee Shops",
-           *           "color": "#A0522D",
-           *           "icon": "coffee"
-           *         },
-           *         "merchant": {
-           *           "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
-           *           "name": "Blue Bottle Coffee"
-           *         },
-           *         "tags": [
-           *           {
-           *             "id": "2c5a8e1f-7d3b-4f9a-a6c4-1e8d3b5f9a27",
-           *             "name": "Reimbursable",
-           *             "color": "#10B981"
-           *           }
-           *         ],
-           *         "created_at": "2024-03-27T08:31:04Z",
-           *         "updated_at": "2024-03-27T08:31:04Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TransactionResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      /** @description `account_id` does not name an account of the family. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "not_found",
-           *       "message": "Account not found",
-           *       "errors": [
-           *         {
-           *           "message": "Account not found",
-           *           "path": "/body/transaction/account_id"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract; in particular a missing `account_id`, `date` or `amount`, or a missing label (neither `name` nor `description`), each reported with its own entry. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getTransaction: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The transaction. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
-           *         "date": "2024-03-25",
-           *         "amount": "$3,200.00",
-           *         "amount_cents": 320000,
-           *         "signed_amount_cents": 320000,
-           *         "currency": "USD",
-           *         "name": "Payroll ACME Corp",
-           *         "notes": "March salary",
-           *         "classification": "income",
-           *         "account": {
-           *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *           "name": "Everyday Checking",
-           *           "account_type": "depository"
-           *         },
-           *         "category": null,
-           *         "merchant": null,
-           *         "tags": [],
-           *         "created_at": "2024-03-25T17:02:48Z",
-           *         "updated_at": "2024-03-26T09:10:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TransactionResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  deleteTransaction: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The transaction was deleted. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713",
-           *         "deleted": true
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['DeleteConfirmationResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  updateTransaction: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['TransactionUpdateRequest'];
-      };
-    };
-    responses: {
-      /** @description The updated transaction. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713",
-           *         "date": "2024-03-27",
-           *         "amount": "$12.50",
-           *         "amount_cents": 1250,
-           *         "signed_amount_cents": -1250,
-           *         "currency": "USD",
-           *         "name": "Blue Bottle Coffee",
-           *         "notes": "Team coffee, to expense",
-           *         "classification": "expense",
-           *         "account": {
-           *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *           "name": "Everyday Checking",
-           *           "account_type": "depository"
-           *         },
-           *         "category": {
-           *           "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
-           *           "name": "Coffee Shops",
-           *           "color": "#A0522D",
-           *           "icon": "coffee"
-           *         },
-           *         "merchant": {
-           *           "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
-           *           "name": "Blue Bottle Coffee"
-           *         },
-           *         "tags": [],
-           *         "created_at": "2024-03-27T08:31:04Z",
-           *         "updated_at": "2024-03-28T11:47:20Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TransactionResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createValuation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "valuation": {
-         *         "account_id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-         *         "amount": 15420.35,
-         *         "date": "2024-03-31",
-         *         "notes": "Quarter-end statement"
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['ValuationCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description A valuation already existed for this account and date; it was updated. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "a1f5c8e3-9b2d-4c6a-87e4-3d1f5b9c2e48",
-           *         "date": "2024-03-31",
-           *         "amount": "$15,420.35",
-           *         "amount_cents": 1542035,
-           *         "currency": "USD",
-           *         "notes": "Quarter-end statement",
-           *         "kind": "reconciliation",
-           *         "account": {
-           *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "name": "Brokerage",
-           *           "account_type": "investment"
-           *         },
-           *         "created_at": "2024-03-31T20:00:00Z",
-           *         "updated_at": "2024-04-01T08:12:33Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ValuationResponse'];
-        };
-      };
-      /** @description The valuation was created. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "a1f5c8e3-9b2d-4c6a-87e4-3d1f5b9c2e48",
-           *         "date": "2024-03-31",
-           *         "amount": "$15,420.35",
-           *         "amount_cents": 1542035,
-           *         "currency": "USD",
-           *         "notes": "Quarter-end statement",
-           *         "kind": "reconciliation",
-           *         "account": {
-           *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "name": "Brokerage",
-           *           "account_type": "investment"
-           *         },
-           *         "created_at": "2024-03-31T20:00:00Z",
-           *         "updated_at": "2024-03-31T20:00:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ValuationResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      /** @description `account_id` does not name an account of the family. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "not_found",
-           *       "message": "Account not found",
-           *       "errors": [
-           *         {
-           *           "message": "Account not found",
-           *           "path": "/body/valuation/account_id"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getValuation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The valuation. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "a1f5c8e3-9b2d-4c6a-87e4-3d1f5b9c2e48",
-           *         "date": "2024-03-31",
-           *         "amount": "$15,420.35",
-           *         "amount_cents": 1542035,
-           *         "currency": "USD",
-           *         "notes": "Quarter-end statement",
-           *         "kind": "reconciliation",
-           *         "account": {
-           *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "name": "Brokerage",
-           *           "account_type": "investment"
-           *         },
-           *         "created_at": "2024-03-31T20:00:00Z",
-           *         "updated_at": "2024-03-31T20:00:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ValuationResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  updateValuation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ValuationUpdateRequest'];
-      };
-    };
-    responses: {
-      /** @description The updated valuation. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "a1f5c8e3-9b2d-4c6a-87e4-3d1f5b9c2e48",
-           *         "date": "2024-04-01",
-           *         "amount": "$15,610.00",
-           *         "amount_cents": 1561000,
-           *         "currency": "USD",
-           *         "notes": "Quarter-end statement",
-           *         "kind": "reconciliation",
-           *         "account": {
-           *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "name": "Brokerage",
-           *           "account_type": "investment"
-           *         },
-           *         "created_at": "2024-03-31T20:00:00Z",
-           *         "updated_at": "2024-04-02T07:55:10Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ValuationResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract, or only one of `amount` and `date` was sent. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listTrades: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
-        /**
-         * @description Only records of this account.
-         * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
-         */
-        account_id?: components['parameters']['AccountIdFilter'];
-        /**
-         * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
-         * @example [
-         *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
-         *     ]
-         */
-        account_ids?: components['parameters']['AccountIdsFilter'];
-        /**
-         * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
-         * @example 2024-01-01
-         */
-        start_date?: components['parameters']['StartDate'];
-        /**
-         * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
-         * @example 2024-03-31
-         */
-        end_date?: components['parameters']['EndDate'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of trades. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
-           *           "date": "2024-03-15",
-           *           "amount": "$2,454.95",
-           *           "amount_cents": 245495,
-           *           "currency": "USD",
-           *           "name": "Buy 10 shares of VTI",
-           *           "notes": null,
-           *           "qty": "10",
-           *           "price": "$245.00",
-           *           "price_cents": 24500,
-           *           "type": "buy",
-           *           "investment_activity_label": "Buy",
-           *           "account": {
-           *             "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *             "name": "Brokerage",
-           *             "account_type": "investment"
-           *           },
-           *           "security": {
-           *             "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
-           *             "ticker": "VTI",
-           *             "name": "Vanguard Total Stock Market ETF"
-           *           },
-           *           "category": null,
-           *           "created_at": "2024-03-15T15:42:09Z",
-           *           "updated_at": "2024-03-15T15:42:09Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 1,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TradeList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createTrade: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['TradeCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The trade was recorded. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
-           *         "date": "2024-03-15",
-           *         "amount": "$2,454.95",
-           *         "amount_cents": 245495,
-           *         "currency": "USD",
-           *         "name": "Buy 10 shares of VTI",
-           *         "notes": null,
-           *         "qty": "10",
-           *         "price": "$245.00",
-           *         "price_cents": 24500,
-           *         "type": "buy",
-           *         "investment_activity_label": "Buy",
-           *         "account": {
-           *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "name": "Brokerage",
-           *           "account_type": "investment"
-           *         },
-           *         "security": {
-           *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
-           *           "ticker": "VTI",
-           *           "name": "Vanguard Total Stock Market ETF"
-           *         },
-           *         "category": null,
-           *         "created_at": "2024-03-15T15:42:09Z",
-           *         "updated_at": "2024-03-15T15:42:09Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TradeResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      /** @description `account_id` does not name an account of the family. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "not_found",
-           *       "message": "Account not found",
-           *       "errors": [
-           *         {
-           *           "message": "Account not found",
-           *           "path": "/body/trade/account_id"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract, the account does not support trades, no security was identified, or `qty`/`price` are invalid. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getTrade: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The trade. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
-           *         "date": "2024-03-15",
-           *         "amount": "$2,454.95",
-           *         "amount_cents": 245495,
-           *         "currency": "USD",
-           *         "name": "Buy 10 shares of VTI",
-           *         "notes": null,
-           *         "qty": "10",
-           *         "price": "$245.00",
-           *         "price_cents": 24500,
-           *         "type": "buy",
-           *         "investment_activity_label": "Buy",
-           *         "account": {
-           *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "name": "Brokerage",
-           *           "account_type": "investment"
-           *         },
-           *         "security": {
-           *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
-           *           "ticker": "VTI",
-           *           "name": "Vanguard Total Stock Market ETF"
-           *         },
-           *         "category": null,
-           *         "created_at": "2024-03-15T15:42:09Z",
-           *         "updated_at": "2024-03-15T15:42:09Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TradeResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  deleteTrade: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The trade was deleted. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
-           *         "deleted": true
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['DeleteConfirmationResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      /** @description Deleting the trade would leave later sales selling units that are not held. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "Cannot sell more shares than held",
-           *       "errors": [
-           *         {
-           *           "message": "Cannot sell more shares than held",
-           *           "path": "/path/id"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  updateTrade: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['TradeUpdateRequest'];
-      };
-    };
-    responses: {
-      /** @description The updated trade. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
-           *         "date": "2024-03-15",
-           *         "amount": "$2,944.95",
-           *         "amount_cents": 294495,
-           *         "currency": "USD",
-           *         "name": "Buy 12 shares of VTI",
-           *         "notes": null,
-           *         "qty": "12",
-           *         "price": "$245.00",
-           *         "price_cents": 24500,
-           *         "type": "buy",
-           *         "investment_activity_label": "Buy",
-           *         "account": {
-           *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "name": "Brokerage",
-           *           "account_type": "investment"
-           *         },
-           *         "security": {
-           *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
-           *           "ticker": "VTI",
-           *           "name": "Vanguard Total Stock Market ETF"
-           *         },
-           *         "category": null,
-           *         "created_at": "2024-03-15T15:42:09Z",
-           *         "updated_at": "2024-03-28T12:01:44Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['TradeResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract, or `qty`/`price` are invalid. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listHoldings: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
-        /**
-         * @description Only records of this account.
-         * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
-         */
-        account_id?: components['parameters']['AccountIdFilter'];
-        /**
-         * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
-         * @example [
-         *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
-         *     ]
-         */
-        account_ids?: components['parameters']['AccountIdsFilter'];
+        TagIdsFilter: string[];
         /**
          * @description Only holdings of exactly this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
          * @example 2024-03-28
          */
-        date?: components['parameters']['DateFilter'];
-        /**
-         * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
-         * @example 2024-01-01
-         */
-        start_date?: components['parameters']['StartDate'];
-        /**
-         * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
-         * @example 2024-03-31
-         */
-        end_date?: components['parameters']['EndDate'];
+        DateFilter: string;
         /**
          * @description Only holdings of this security.
          * @example 71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104
          */
-        security_id?: components['parameters']['SecurityIdFilter'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of holdings. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "4c9e2a7d-8f1b-4d5c-a3e6-b2f7d9c1e856",
-           *           "date": "2024-03-28",
-           *           "qty": "10",
-           *           "price": "$251.10",
-           *           "price_cents": 25110,
-           *           "amount": "$2,511.00",
-           *           "amount_cents": 251100,
-           *           "currency": "USD",
-           *           "avg_cost": "$245.50",
-           *           "account": {
-           *             "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *             "name": "Brokerage",
-           *             "account_type": "investment"
-           *           },
-           *           "security": {
-           *             "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
-           *             "ticker": "VTI",
-           *             "name": "Vanguard Total Stock Market ETF"
-           *           },
-           *           "created_at": "2024-03-28T23:05:00Z",
-           *           "updated_at": "2024-03-28T23:05:00Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 1,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['HoldingList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getHolding: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The holding. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "4c9e2a7d-8f1b-4d5c-a3e6-b2f7d9c1e856",
-           *         "date": "2024-03-28",
-           *         "qty": "10",
-           *         "price": "$251.10",
-           *         "price_cents": 25110,
-           *         "amount": "$2,511.00",
-           *         "amount_cents": 251100,
-           *         "currency": "USD",
-           *         "avg_cost": null,
-           *         "account": {
-           *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "name": "Brokerage",
-           *           "account_type": "investment"
-           *         },
-           *         "security": {
-           *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
-           *           "ticker": "VTI",
-           *           "name": "Vanguard Total Stock Market ETF"
-           *         },
-           *         "created_at": "2024-03-28T23:05:00Z",
-           *         "updated_at": "2024-03-28T23:05:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['HoldingResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listImports: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
+        SecurityIdFilter: string;
         /**
          * @description Only imports in this state.
          * @example complete
          */
-        status?: components['parameters']['ImportStatusFilter'];
+        ImportStatusFilter: components["schemas"]["ImportStatus"];
         /**
          * @description Only imports of this type.
          * @example TransactionImport
          */
-        type?: components['parameters']['ImportTypeFilter'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of imports. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
-           *           "type": "TransactionImport",
-           *           "status": "complete",
-           *           "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *           "rows_count": 42,
-           *           "error": null,
-           *           "created_at": "2024-03-20T09:00:00Z",
-           *           "updated_at": "2024-03-20T09:00:07Z"
-           *         },
-           *         {
-           *           "id": "5a1e7c3d-9b4f-4e2a-8d6c-2f9b5e1a7c40",
-           *           "type": "TradeImport",
-           *           "status": "failed",
-           *           "account_id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
-           *           "rows_count": 3,
-           *           "error": "Row 2: date '31/02/2024' does not match %d/%m/%Y",
-           *           "created_at": "2024-03-18T14:12:55Z",
-           *           "updated_at": "2024-03-18T14:12:58Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 2,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ImportList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createImport: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "raw_file_content": "Date,Amount,Description,Category,Tags,Notes\n2024-03-01,-45.20,Grocery Outlet,Groceries,,Weekly shop\n2024-03-02,3200.00,Payroll ACME Corp,Salary,,",
-         *       "type": "TransactionImport",
-         *       "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-         *       "publish": "true",
-         *       "date_col_label": "Date",
-         *       "amount_col_label": "Amount",
-         *       "name_col_label": "Description",
-         *       "category_col_label": "Category",
-         *       "tags_col_label": "Tags",
-         *       "notes_col_label": "Notes",
-         *       "date_format": "%Y-%m-%d",
-         *       "number_format": "1,234.56",
-         *       "signage_convention": "inflows_positive",
-         *       "col_sep": ","
-         *     }
-         */
-        'application/json': components['schemas']['ImportCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The import was created with status `pending`. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
-           *         "type": "TransactionImport",
-           *         "status": "pending",
-           *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *         "rows_count": 2,
-           *         "error": null,
-           *         "created_at": "2024-03-20T09:00:00Z",
-           *         "updated_at": "2024-03-20T09:00:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ImportResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      /** @description `account_id` does not name an account of the family. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "not_found",
-           *       "message": "Account not found",
-           *       "errors": [
-           *         {
-           *           "message": "Account not found",
-           *           "path": "/body/account_id"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract (for example an unknown `type` or `number_format`), or the CSV content is larger than 10 MiB. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getImport: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The import with configuration and statistics. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
-           *         "type": "TransactionImport",
-           *         "status": "complete",
-           *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *         "rows_count": 42,
-           *         "error": null,
-           *         "configuration": {
-           *           "date_col_label": "Date",
-           *           "amount_col_label": "Amount",
-           *           "name_col_label": "Description",
-           *           "category_col_label": "Category",
-           *           "tags_col_label": null,
-           *           "notes_col_label": "Notes",
-           *           "account_col_label": null,
-           *           "currency_col_label": null,
-           *           "ticker_col_label": null,
-           *           "exchange_operating_mic_col_label": null,
-           *           "qty_col_label": null,
-           *           "price_col_label": null,
-           *           "entity_type_col_label": null,
-           *           "date_format": "%Y-%m-%d",
-           *           "number_format": "1,234.56",
-           *           "signage_convention": "inflows_positive",
-           *           "col_sep": ","
-           *         },
-           *         "stats": {
-           *           "rows_count": 42,
-           *           "valid_rows_count": 41,
-           *           "invalid_rows_count": 1,
-           *           "imported_count": 41
-           *         },
-           *         "created_at": "2024-03-20T09:00:00Z",
-           *         "updated_at": "2024-03-20T09:00:07Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ImportDetailResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  updateImport: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "date_format": "%d.%m.%Y",
-         *       "number_format": "1.234,56",
-         *       "col_sep": ";"
-         *     }
-         */
-        'application/json': components['schemas']['ImportUpdateRequest'];
-      };
-    };
-    responses: {
-      /** @description The import with its new configuration and statistics. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
-           *         "type": "TransactionImport",
-           *         "status": "pending",
-           *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *         "rows_count": 2,
-           *         "error": null,
-           *         "configuration": {
-           *           "date_col_label": "Date",
-           *           "amount_col_label": "Amount",
-           *           "name_col_label": "Description",
-           *           "category_col_label": null,
-           *           "tags_col_label": null,
-           *           "notes_col_label": null,
-           *           "account_col_label": null,
-           *           "currency_col_label": null,
-           *           "ticker_col_label": null,
-           *           "exchange_operating_mic_col_label": null,
-           *           "qty_col_label": null,
-           *           "price_col_label": null,
-           *           "entity_type_col_label": null,
-           *           "date_format": "%d.%m.%Y",
-           *           "number_format": "1.234,56",
-           *           "signage_convention": "inflows_positive",
-           *           "col_sep": ";"
-           *         },
-           *         "stats": {
-           *           "rows_count": 2,
-           *           "valid_rows_count": 2,
-           *           "invalid_rows_count": 0,
-           *           "imported_count": 0
-           *         },
-           *         "created_at": "2024-03-20T09:00:00Z",
-           *         "updated_at": "2024-03-20T09:00:05Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ImportDetailResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listImportRows: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
-        /** @description Only rows that can (`true`) or cannot (`false`) be imported. */
-        valid?: boolean;
-      };
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of rows. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "row_number": 1,
-           *           "line": 2,
-           *           "valid": true,
-           *           "errors": [],
-           *           "fields": {
-           *             "date": "01.03.2024",
-           *             "amount": "-45,20",
-           *             "name": "Grocery Outlet"
-           *           }
-           *         },
-           *         {
-           *           "row_number": 2,
-           *           "line": 3,
-           *           "valid": false,
-           *           "errors": [
-           *             {
-           *               "column": "Date",
-           *               "message": "date '31.02.2024' is not a date in the format %d.%m.%Y"
-           *             }
-           *           ],
-           *           "fields": {
-           *             "date": "31.02.2024",
-           *             "amount": "3.200,00",
-           *             "name": "Payroll"
-           *           }
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 2,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ImportRowList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  publishImport: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The import is queued (`importing`). */
-      202: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
-           *         "type": "TransactionImport",
-           *         "status": "importing",
-           *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *         "rows_count": 2,
-           *         "error": null,
-           *         "configuration": {
-           *           "date_col_label": "Date",
-           *           "amount_col_label": "Amount",
-           *           "name_col_label": "Description",
-           *           "category_col_label": null,
-           *           "tags_col_label": null,
-           *           "notes_col_label": null,
-           *           "account_col_label": null,
-           *           "currency_col_label": null,
-           *           "ticker_col_label": null,
-           *           "exchange_operating_mic_col_label": null,
-           *           "qty_col_label": null,
-           *           "price_col_label": null,
-           *           "entity_type_col_label": null,
-           *           "date_format": "%d.%m.%Y",
-           *           "number_format": "1.234,56",
-           *           "signage_convention": "inflows_positive",
-           *           "col_sep": ";"
-           *         },
-           *         "stats": {
-           *           "rows_count": 2,
-           *           "valid_rows_count": 2,
-           *           "invalid_rows_count": 0,
-           *           "imported_count": 0
-           *         },
-           *         "created_at": "2024-03-20T09:00:00Z",
-           *         "updated_at": "2024-03-20T09:00:05Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ImportDetailResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      /** @description The import is not in a state (or shape) that allows this. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "The import has 1 invalid row; fix the configuration or the CSV first",
-           *       "errors": [
-           *         {
-           *           "message": "The import has 1 invalid row; fix the configuration or the CSV first"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  revertImport: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The revert is queued (`reverting`). */
-      202: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
-           *         "type": "TransactionImport",
-           *         "status": "reverting",
-           *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-           *         "rows_count": 2,
-           *         "error": null,
-           *         "configuration": {
-           *           "date_col_label": "Date",
-           *           "amount_col_label": "Amount",
-           *           "name_col_label": "Description",
-           *           "category_col_label": null,
-           *           "tags_col_label": null,
-           *           "notes_col_label": null,
-           *           "account_col_label": null,
-           *           "currency_col_label": null,
-           *           "ticker_col_label": null,
-           *           "exchange_operating_mic_col_label": null,
-           *           "qty_col_label": null,
-           *           "price_col_label": null,
-           *           "entity_type_col_label": null,
-           *           "date_format": "%d.%m.%Y",
-           *           "number_format": "1.234,56",
-           *           "signage_convention": "inflows_positive",
-           *           "col_sep": ";"
-           *         },
-           *         "stats": {
-           *           "rows_count": 2,
-           *           "valid_rows_count": 2,
-           *           "invalid_rows_count": 0,
-           *           "imported_count": 0
-           *         },
-           *         "created_at": "2024-03-20T09:00:00Z",
-           *         "updated_at": "2024-03-20T09:00:05Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ImportDetailResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      /** @description The import is not in a state (or shape) that allows this. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "Only a complete import can be reverted (this one is pending)",
-           *       "errors": [
-           *         {
-           *           "message": "Only a complete import can be reverted (this one is pending)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  listChats: {
-    parameters: {
-      query?: {
-        /**
-         * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
-         * @example 1
-         */
-        page?: components['parameters']['Page'];
-        /**
-         * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
-         * @example 25
-         */
-        per_page?: components['parameters']['PerPage'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of chats. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": [
-           *         {
-           *           "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *           "title": "March spending review",
-           *           "error": null,
-           *           "last_message_at": "2024-03-28T18:30:00Z",
-           *           "message_count": 2,
-           *           "created_at": "2024-03-28T18:30:00Z",
-           *           "updated_at": "2024-03-28T18:31:12Z"
-           *         }
-           *       ],
-           *       "meta": {
-           *         "current_page": 1,
-           *         "per_page": 25,
-           *         "total_count": 1,
-           *         "total_pages": 1,
-           *         "total_count_exact": true,
-           *         "next_page": null,
-           *         "prev_page": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ChatList'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['ChatForbidden'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createChat: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "title": "March spending review",
-         *       "message": "How much did I spend on coffee in March?"
-         *     }
-         */
-        'application/json': components['schemas']['ChatCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The chat was created; it is returned with its messages. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *         "title": "March spending review",
-           *         "error": null,
-           *         "last_message_at": "2024-03-28T18:30:00Z",
-           *         "message_count": 2,
-           *         "messages": [
-           *           {
-           *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
-           *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *             "type": "user_message",
-           *             "role": "user",
-           *             "content": "How much did I spend on coffee in March?",
-           *             "model": null,
-           *             "status": "complete",
-           *             "tool_calls": [],
-           *             "created_at": "2024-03-28T18:30:00Z"
-           *           },
-           *           {
-           *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
-           *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *             "type": "assistant_message",
-           *             "role": "assistant",
-           *             "content": "",
-           *             "model": "gpt-4.1-mini",
-           *             "status": "pending",
-           *             "tool_calls": [],
-           *             "created_at": "2024-03-28T18:30:00Z"
-           *           }
-           *         ],
-           *         "created_at": "2024-03-28T18:30:00Z",
-           *         "updated_at": "2024-03-28T18:30:00Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ChatDetailResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['ChatForbidden'];
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract, for example an empty `title` or neither `title` nor `message`. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "title must NOT have fewer than 1 characters",
-           *       "errors": [
-           *         {
-           *           "message": "title must NOT have fewer than 1 characters",
-           *           "path": "/body/title"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['MessageLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  getChat: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The chat with its messages. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *         "title": "March spending review",
-           *         "error": null,
-           *         "last_message_at": "2024-03-28T18:30:00Z",
-           *         "message_count": 2,
-           *         "messages": [
-           *           {
-           *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
-           *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *             "type": "user_message",
-           *             "role": "user",
-           *             "content": "How much did I spend on coffee in March?",
-           *             "model": null,
-           *             "status": "complete",
-           *             "tool_calls": [],
-           *             "created_at": "2024-03-28T18:30:00Z"
-           *           },
-           *           {
-           *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
-           *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *             "type": "assistant_message",
-           *             "role": "assistant",
-           *             "content": "You spent $86.40 at coffee shops in March, across 9 transactions.",
-           *             "model": "gpt-4.1-mini",
-           *             "status": "complete",
-           *             "tool_calls": [
-           *               {
-           *                 "id": "3a9d5f2b-8e4c-4a1d-a7b9-c5e3f1d8b674",
-           *                 "type": "function",
-           *                 "provider_id": "call_7QmZ2kV9xR",
-           *                 "function_name": "get_transactions",
-           *                 "function_arguments": {
-           *                   "start_date": "2024-03-01",
-           *                   "end_date": "2024-03-31",
-           *                   "category": "Coffee Shops"
-           *                 },
-           *                 "function_result": {
-           *                   "total_count": 9,
-           *                   "total_amount": "$86.40"
-           *                 }
-           *               }
-           *             ],
-           *             "created_at": "2024-03-28T18:30:00Z"
-           *           }
-           *         ],
-           *         "created_at": "2024-03-28T18:30:00Z",
-           *         "updated_at": "2024-03-28T18:31:12Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ChatDetailResponse'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['ChatForbidden'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  deleteChat: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The chat was deleted; there is no body. */
-      204: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['ChatForbidden'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  updateChat: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
-         * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
-         */
-        id: components['parameters']['Id'];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "title": "Coffee budget"
-         *     }
-         */
-        'application/json': components['schemas']['ChatUpdateRequest'];
-      };
-    };
-    responses: {
-      /** @description The renamed chat with its messages. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *         "title": "Coffee budget",
-           *         "error": null,
-           *         "last_message_at": "2024-03-28T18:30:00Z",
-           *         "message_count": 2,
-           *         "messages": [
-           *           {
-           *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
-           *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *             "type": "user_message",
-           *             "role": "user",
-           *             "content": "How much did I spend on coffee in March?",
-           *             "model": null,
-           *             "status": "complete",
-           *             "tool_calls": [],
-           *             "created_at": "2024-03-28T18:30:00Z"
-           *           }
-           *         ],
-           *         "created_at": "2024-03-28T18:30:00Z",
-           *         "updated_at": "2024-03-29T08:02:40Z"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ChatDetailResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['ChatForbidden'];
-      404: components['responses']['NotFound'];
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract, for example an empty `title`. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "title must NOT have fewer than 1 characters",
-           *       "errors": [
-           *         {
-           *           "message": "title must NOT have fewer than 1 characters",
-           *           "path": "/body/title"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createChatMessage: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        ImportTypeFilter: components["schemas"]["ImportType"];
         /**
          * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
          * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
          */
-        chat_id: components['parameters']['ChatId'];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "content": "And how does that compare with February?"
-         *     }
-         */
-        'application/json': components['schemas']['ChatMessageCreateRequest'];
-      };
-    };
-    responses: {
-      /** @description The user message was stored and a reply was queued. */
-      201: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "8e2c6a4f-1b9d-4f3e-a7c5-d3b1f9e6a218",
-           *         "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
-           *         "type": "user_message",
-           *         "role": "user",
-           *         "content": "And how does that compare with February?",
-           *         "model": null,
-           *         "status": "complete",
-           *         "tool_calls": [],
-           *         "created_at": "2024-03-28T18:33:41Z",
-           *         "ai_response_status": "pending"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['MessageCreatedResponse'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['ChatForbidden'];
-      404: components['responses']['NotFound'];
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract, for example an empty `content`. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "content must NOT have fewer than 1 characters",
-           *       "errors": [
-           *         {
-           *           "message": "content must NOT have fewer than 1 characters",
-           *           "path": "/body/content"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['MessageLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  retryChatMessage: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /**
-         * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
-         * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
-         */
-        chat_id: components['parameters']['ChatId'];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A new reply was queued. */
-      202: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "message_id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['RetryAccepted'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['ChatForbidden'];
-      404: components['responses']['NotFound'];
-      /** @description The chat has no assistant message, or its latest reply is still being written. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "No assistant message to retry",
-           *       "errors": [
-           *         {
-           *           "message": "No assistant message to retry"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['MessageLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  login: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "email": "ana@example.com",
-         *       "password": "correct horse battery staple",
-         *       "device": {
-         *         "device_id": "6F1C2B9A-3D4E-4A5B-9C8D-7E6F5A4B3C2D",
-         *         "device_name": "Ana's iPhone",
-         *         "device_type": "ios",
-         *         "os_version": "17.4",
-         *         "app_version": "1.8.0"
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['LoginRequest'];
-      };
-    };
-    responses: {
-      /** @description Signed in; tokens and user. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
-           *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
-           *       "token_type": "Bearer",
-           *       "expires_in": 2592000,
-           *       "created_at": 1711620000,
-           *       "user": {
-           *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
-           *         "email": "ana@example.com",
-           *         "first_name": "Ana",
-           *         "last_name": "Silva",
-           *         "ai_enabled": true
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['AuthTokens'];
-        };
-      };
-      /** @description The body is not valid JSON, or the device information is missing. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description Wrong email or password, a second factor is required, or the user is deactivated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  refreshToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY"
-         *     }
-         */
-        'application/json': components['schemas']['RefreshRequest'];
-      };
-    };
-    responses: {
-      /** @description A new token pair. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "access_token": "Hn6bT2vQ9wE4rY1uI8oP3aS7dF5gJ0kLHn6bT2vQ9wE",
-           *       "refresh_token": "Mx1cV5bN8mQ3wE6rT9yU2iO4pA7sD0fGMx1cV5bN8mQ",
-           *       "token_type": "Bearer",
-           *       "expires_in": 2592000,
-           *       "created_at": 1714212000
-           *     }
-           */
-          'application/json': components['schemas']['RefreshedTokens'];
-        };
-      };
-      /** @description The body is not valid JSON, or `refresh_token` is missing or blank. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "bad_request",
-           *       "message": "Refresh token is required",
-           *       "errors": [
-           *         {
-           *           "message": "Refresh token is required",
-           *           "path": "/body/refresh_token"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description The refresh token is unknown, revoked, expired or already used. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "unauthorized",
-           *       "message": "Invalid refresh token",
-           *       "errors": [
-           *         {
-           *           "message": "Invalid refresh token"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  linkSsoAccount: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "linking_code": "q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE",
-         *       "email": "ana@example.com",
-         *       "password": "correct horse battery staple"
-         *     }
-         */
-        'application/json': components['schemas']['SsoLinkRequest'];
-      };
-    };
-    responses: {
-      /** @description The identity was linked; tokens and user. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
-           *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
-           *       "token_type": "Bearer",
-           *       "expires_in": 2592000,
-           *       "created_at": 1711620000,
-           *       "user": {
-           *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
-           *         "email": "ana@example.com",
-           *         "first_name": "Ana",
-           *         "last_name": "Silva",
-           *         "ai_enabled": true
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['AuthTokens'];
-        };
-      };
-      /** @description The body is not valid JSON, or `linking_code` is missing or blank. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "bad_request",
-           *       "message": "Linking code is required",
-           *       "errors": [
-           *         {
-           *           "message": "Linking code is required",
-           *           "path": "/body/linking_code"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description The linking code is invalid or expired, the credentials are wrong, or the user has a second factor (`mfa_required: true`). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract, or the identity is already linked to a user. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "This identity is already linked to a user",
-           *       "errors": [
-           *         {
-           *           "message": "This identity is already linked to a user"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  createSsoAccount: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "linking_code": "q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE",
-         *       "first_name": "Ana",
-         *       "last_name": "Silva"
-         *     }
-         */
-        'application/json': components['schemas']['SsoCreateAccountRequest'];
-      };
-    };
-    responses: {
-      /** @description The user was created; tokens and user. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
-           *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
-           *       "token_type": "Bearer",
-           *       "expires_in": 2592000,
-           *       "created_at": 1711620000,
-           *       "user": {
-           *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
-           *         "email": "ana@example.com",
-           *         "first_name": "Ana",
-           *         "last_name": "Silva",
-           *         "ai_enabled": false
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['AuthTokens'];
-        };
-      };
-      /** @description The body is not valid JSON, or `linking_code` is missing or blank. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "bad_request",
-           *       "message": "Linking code is required",
-           *       "errors": [
-           *         {
-           *           "message": "Linking code is required",
-           *           "path": "/body/linking_code"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description The linking code is unknown, expired or already used. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "unauthorized",
-           *       "message": "Linking code is invalid or expired",
-           *       "errors": [
-           *         {
-           *           "message": "Linking code is invalid or expired"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description Account creation is not allowed for this sign-in; the code stays usable. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "forbidden",
-           *       "message": "SSO account creation is disabled. Please contact an administrator.",
-           *       "errors": [
-           *         {
-           *           "message": "SSO account creation is disabled. Please contact an administrator."
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      /** @description The body breaks the contract, or the new user could not be saved. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "validation_failed",
-           *       "message": "Email has already been taken",
-           *       "errors": [
-           *         {
-           *           "message": "Email has already been taken"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  exchangeSsoCode: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "code": "Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiEq9Xc2Lr7"
-         *     }
-         */
-        'application/json': components['schemas']['SsoExchangeRequest'];
-      };
-    };
-    responses: {
-      /** @description Signed in; tokens and user. */
-      200: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
-           *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
-           *       "token_type": "Bearer",
-           *       "expires_in": 2592000,
-           *       "created_at": 1711620000,
-           *       "user": {
-           *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
-           *         "email": "ana@example.com",
-           *         "first_name": "Ana",
-           *         "last_name": "Silva",
-           *         "ai_enabled": true
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['AuthTokens'];
-        };
-      };
-      /** @description The body is not valid JSON, or `code` is missing or blank. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "bad_request",
-           *       "message": "Code is required",
-           *       "errors": [
-           *         {
-           *           "message": "Code is required",
-           *           "path": "/body/code"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description The code is unknown, expired or already used, or the user has been deactivated since the sign-in started. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "unauthorized",
-           *       "message": "Authorization code is invalid or expired",
-           *       "errors": [
-           *         {
-           *           "message": "Authorization code is invalid or expired"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      413: components['responses']['PayloadTooLarge'];
-      422: components['responses']['ValidationFailed'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  startMobileSso: {
-    parameters: {
-      query?: {
-        /** @description Stable identifier of the installation. */
-        device_id?: string;
-        /** @description Human-readable device name, for example `Ana's iPhone`. */
-        device_name?: string;
-        /** @description Platform of the client, `ios`, `android` or `web`. */
-        device_type?: string;
-        /** @description Operating system version. */
-        os_version?: string;
-        /** @description Version of the client application. */
-        app_version?: string;
-      };
-      header?: never;
-      path: {
+        ChatId: string;
         /** @description Name of a configured identity provider (see `SSO_PROVIDERS` in the README). An unknown name ends the flow with `error=invalid_provider`. */
-        provider: components['parameters']['SsoProvider'];
-      };
-      cookie?: never;
+        SsoProvider: string;
     };
-    requestBody?: never;
-    responses: {
-      /** @description Either on to the identity provider's authorization endpoint (with a `Set-Cookie` binding the flow to this browser), or, when the sign-in cannot start, back to the app with `error` and `message` (see the callback's answer for the codes). */
-      302: {
-        headers: {
-          Location: components['headers']['Location'];
-          /** @description `finance_sso=<random>; Path=/auth/mobile; HttpOnly; SameSite=Lax; Max-Age=600` (plus `Secure` behind https), only when going on to the provider. */
-          'Set-Cookie'?: string;
-          [name: string]: unknown;
+    requestBodies: never;
+    headers: {
+        /**
+         * @description Number of requests allowed in the current rate-limit window: the credential's limit on authenticated requests, the client address's otherwise. Absent when that limit is turned off.
+         * @example 10000
+         */
+        "X-RateLimit-Limit": number;
+        /**
+         * @description Number of requests still available in the current rate-limit window.
+         * @example 9987
+         */
+        "X-RateLimit-Remaining": number;
+        /**
+         * @description Seconds until the current rate-limit window ends and the counter resets.
+         * @example 2841
+         */
+        "X-RateLimit-Reset": number;
+        /**
+         * @description The authentication schemes the API accepts.
+         * @example Bearer, ApiKey
+         */
+        "WWW-Authenticate": string;
+        /**
+         * @description Seconds the client should wait before sending another request.
+         * @example 2841
+         */
+        "Retry-After": number;
+        /**
+         * @description Where the browser goes next.
+         * @example financeapp://oauth/callback?status=account_not_linked&linking_code=q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE&email=ana%40example.com&allow_account_creation=false
+         */
+        Location: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listAccounts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content?: never;
-      };
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
-    };
-  };
-  finishMobileSso: {
-    parameters: {
-      query?: {
-        /** @description Authorization code issued by the provider (printable ASCII, RFC 6749). */
-        code?: string;
-        /** @description The `state` this service sent with the sign-in. */
-        state?: string;
-        /** @description Issuer of the authorization response (RFC 9207), checked when sent. */
-        iss?: string;
-        /** @description Error code of the provider, for example `access_denied`. */
-        error?: string;
-        /** @description The provider's explanation of `error`. */
-        error_description?: string;
-        /** @description Any other parameter a provider adds to its callback (for example `session_state`, `scope` or `authuser`): accepted and ignored, up to 8 of them. */
-        provider_parameters?: {
-          [key: string]: string;
+        requestBody?: never;
+        responses: {
+            /** @description A page of accounts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *           "name": "Everyday Checking",
+                     *           "balance": "$4,250.75",
+                     *           "balance_cents": 425075,
+                     *           "currency": "USD",
+                     *           "classification": "asset",
+                     *           "account_type": "depository",
+                     *           "subtype": "checking",
+                     *           "status": "active",
+                     *           "sync_error": null,
+                     *           "created_at": "2024-01-05T14:22:10Z",
+                     *           "updated_at": "2024-03-28T09:15:42Z"
+                     *         },
+                     *         {
+                     *           "id": "8a2d4c6e-1f3b-4a5c-9d7e-2b4f6a8c0e12",
+                     *           "name": "Travel Rewards Visa",
+                     *           "balance": "$1,234.56",
+                     *           "balance_cents": 123456,
+                     *           "currency": "USD",
+                     *           "classification": "liability",
+                     *           "account_type": "credit_card",
+                     *           "subtype": null,
+                     *           "status": "active",
+                     *           "sync_error": null,
+                     *           "created_at": "2024-01-05T14:25:31Z",
+                     *           "updated_at": "2024-03-27T18:02:11Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 2,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
         };
-      };
-      header?: never;
-      path: {
-        /** @description Name of a configured identity provider (see `SSO_PROVIDERS` in the README). An unknown name ends the flow with `error=invalid_provider`. */
-        provider: components['parameters']['SsoProvider'];
-      };
-      cookie?: {
-        /** @description Binds the callback to the browser that started the sign-in. */
-        finance_sso?: string;
-      };
     };
-    requestBody?: never;
-    responses: {
-      302: components['responses']['SsoAppRedirect'];
-      429: components['responses']['RateLimited'];
-      default: components['responses']['UnexpectedError'];
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account": {
+                 *         "name": "Brokerage",
+                 *         "account_type": "investment",
+                 *         "subtype": "brokerage",
+                 *         "currency": "USD",
+                 *         "balance": 15000
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The account was created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *         "name": "Brokerage",
+                     *         "balance": "$15,000.00",
+                     *         "balance_cents": 1500000,
+                     *         "currency": "USD",
+                     *         "classification": "asset",
+                     *         "account_type": "investment",
+                     *         "subtype": "brokerage",
+                     *         "status": "active",
+                     *         "sync_error": null,
+                     *         "created_at": "2024-03-28T10:00:00Z",
+                     *         "updated_at": "2024-03-28T10:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
     };
-  };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "name": "Everyday Checking",
+                     *         "balance": "$4,250.75",
+                     *         "balance_cents": 425075,
+                     *         "currency": "USD",
+                     *         "classification": "asset",
+                     *         "account_type": "depository",
+                     *         "subtype": "checking",
+                     *         "status": "active",
+                     *         "sync_error": null,
+                     *         "created_at": "2024-01-05T14:22:10Z",
+                     *         "updated_at": "2024-03-28T09:15:42Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of categories. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d",
+                     *           "name": "Food & Drink",
+                     *           "color": "#EB5429",
+                     *           "icon": "utensils",
+                     *           "parent": null,
+                     *           "created_at": "2024-01-05T14:30:00Z",
+                     *           "updated_at": "2024-01-05T14:30:00Z"
+                     *         },
+                     *         {
+                     *           "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
+                     *           "name": "Coffee Shops",
+                     *           "color": "#A0522D",
+                     *           "icon": "coffee",
+                     *           "parent": {
+                     *             "id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d",
+                     *             "name": "Food & Drink"
+                     *           },
+                     *           "created_at": "2024-01-06T08:12:45Z",
+                     *           "updated_at": "2024-02-11T19:40:03Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 2,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CategoryList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": {
+                 *         "name": "Coffee Shops",
+                 *         "color": "#A0522D",
+                 *         "icon": "coffee",
+                 *         "parent_id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The category was created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
+                     *         "name": "Coffee Shops",
+                     *         "color": "#A0522D",
+                     *         "icon": "coffee",
+                     *         "parent": {
+                     *           "id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d",
+                     *           "name": "Food & Drink"
+                     *         },
+                     *         "created_at": "2024-01-06T08:12:45Z",
+                     *         "updated_at": "2024-01-06T08:12:45Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CategoryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0d6a4b3c-2e1f-4a9b-8c7d-6e5f4a3b2c1d",
+                     *         "name": "Food & Drink",
+                     *         "color": "#EB5429",
+                     *         "icon": "utensils",
+                     *         "parent": null,
+                     *         "created_at": "2024-01-05T14:30:00Z",
+                     *         "updated_at": "2024-01-05T14:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CategoryResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listMerchants: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of merchants. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
+                     *           "name": "Blue Bottle Coffee",
+                     *           "created_at": "2024-01-08T07:45:12Z",
+                     *           "updated_at": "2024-01-08T07:45:12Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchant": {
+                 *         "name": "Blue Bottle Coffee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MerchantCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The merchant was created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
+                     *         "name": "Blue Bottle Coffee",
+                     *         "created_at": "2024-01-08T07:45:12Z",
+                     *         "updated_at": "2024-01-08T07:45:12Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
+                     *         "name": "Blue Bottle Coffee",
+                     *         "created_at": "2024-01-08T07:45:12Z",
+                     *         "updated_at": "2024-01-08T07:45:12Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tags. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
+                     *           "name": "Vacation",
+                     *           "color": "#3B82F6",
+                     *           "created_at": "2024-02-01T12:00:00Z",
+                     *           "updated_at": "2024-02-01T12:00:00Z"
+                     *         },
+                     *         {
+                     *           "id": "2c5a8e1f-7d3b-4f9a-a6c4-1e8d3b5f9a27",
+                     *           "name": "Reimbursable",
+                     *           "color": "#10B981",
+                     *           "created_at": "2024-02-03T16:20:31Z",
+                     *           "updated_at": "2024-02-03T16:20:31Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 2,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TagList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tag": {
+                 *         "name": "Vacation",
+                 *         "color": "#3B82F6"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TagCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The tag was created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
+                     *         "name": "Vacation",
+                     *         "color": "#3B82F6",
+                     *         "created_at": "2024-02-01T12:00:00Z",
+                     *         "updated_at": "2024-02-01T12:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TagResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
+                     *         "name": "Vacation",
+                     *         "color": "#3B82F6",
+                     *         "created_at": "2024-02-01T12:00:00Z",
+                     *         "updated_at": "2024-02-01T12:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TagResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tag": {
+                 *         "name": "Summer Vacation"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TagUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated tag. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60",
+                     *         "name": "Summer Vacation",
+                     *         "color": "#3B82F6",
+                     *         "created_at": "2024-02-01T12:00:00Z",
+                     *         "updated_at": "2024-03-28T10:05:17Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TagResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listSecurities: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Case-insensitive text matched against the ticker and the name of the security.
+                 * @example vanguard
+                 */
+                search?: components["parameters"]["SecuritySearch"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of securities. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *           "ticker": "VTI",
+                     *           "name": "Vanguard Total Stock Market ETF",
+                     *           "exchange_operating_mic": "ARCX",
+                     *           "kind": "standard"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SecurityList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getSecurity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The security. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *         "ticker": "VTI",
+                     *         "name": "Vanguard Total Stock Market ETF",
+                     *         "exchange_operating_mic": "ARCX",
+                     *         "kind": "standard"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SecurityResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only records of this account.
+                 * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
+                 */
+                account_id?: components["parameters"]["AccountIdFilter"];
+                /**
+                 * @description Only records in this category.
+                 * @example 5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86
+                 */
+                category_id?: components["parameters"]["CategoryIdFilter"];
+                /**
+                 * @description Only records with this merchant.
+                 * @example e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34
+                 */
+                merchant_id?: components["parameters"]["MerchantIdFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+                /**
+                 * @description Only transactions whose absolute amount is at least this value (major units).
+                 * @example 10
+                 */
+                min_amount?: components["parameters"]["MinAmount"];
+                /**
+                 * @description Only transactions whose absolute amount is at most this value (major units).
+                 * @example 500
+                 */
+                max_amount?: components["parameters"]["MaxAmount"];
+                /**
+                 * @description Only income (stored amount below zero) or only expenses (the rest).
+                 * @example expense
+                 */
+                type?: components["parameters"]["TransactionTypeFilter"];
+                /**
+                 * @description Case-insensitive text found anywhere in the transaction name, in its notes or in its merchant's name (each searched on its own: a match never spans two of them). Control characters (U+0000 to U+001F) are refused with 422.
+                 * @example coffee
+                 */
+                search?: components["parameters"]["TransactionSearch"];
+                /**
+                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
+                 * @example [
+                 *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
+                 *     ]
+                 */
+                account_ids?: components["parameters"]["AccountIdsFilter"];
+                /**
+                 * @description Only records belonging to one of these categories. Repeat the parameter for several values; both `category_ids[]=a&category_ids[]=b` and `category_ids=a` (also repeated without brackets) are accepted. At most 100 values.
+                 * @example [
+                 *       "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86"
+                 *     ]
+                 */
+                category_ids?: components["parameters"]["CategoryIdsFilter"];
+                /**
+                 * @description Only records belonging to one of these merchants. Repeat the parameter for several values; both `merchant_ids[]=a&merchant_ids[]=b` and `merchant_ids=a` (also repeated without brackets) are accepted. At most 100 values.
+                 * @example [
+                 *       "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34"
+                 *     ]
+                 */
+                merchant_ids?: components["parameters"]["MerchantIdsFilter"];
+                /**
+                 * @description Only transactions carrying at least one of these tags. Repeat the parameter for several values; both `tag_ids[]=a&tag_ids[]=b` and `tag_ids=a` (also repeated without brackets) are accepted. At most 100 values.
+                 * @example [
+                 *       "9f3e6d1a-4c2b-4a7e-8f5d-3b1c9e7a2d60"
+                 *     ]
+                 */
+                tag_ids?: components["parameters"]["TagIdsFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713",
+                     *           "date": "2024-03-27",
+                     *           "amount": "$12.50",
+                     *           "amount_cents": 1250,
+                     *           "signed_amount_cents": -1250,
+                     *           "currency": "USD",
+                     *           "name": "Blue Bottle Coffee",
+                     *           "notes": null,
+                     *           "classification": "expense",
+                     *           "account": {
+                     *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *             "name": "Everyday Checking",
+                     *             "account_type": "depository"
+                     *           },
+                     *           "category": {
+                     *             "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
+                     *             "name": "Coffee Shops",
+                     *             "color": "#A0522D",
+                     *             "icon": "coffee"
+                     *           },
+                     *           "merchant": {
+                     *             "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
+                     *             "name": "Blue Bottle Coffee"
+                     *           },
+                     *           "tags": [
+                     *             {
+                     *               "id": "2c5a8e1f-7d3b-4f9a-a6c4-1e8d3b5f9a27",
+                     *               "name": "Reimbursable",
+                     *               "color": "#10B981"
+                     *             }
+                     *           ],
+                     *           "created_at": "2024-03-27T08:31:04Z",
+                     *           "updated_at": "2024-03-27T08:31:04Z"
+                     *         },
+                     *         {
+                     *           "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
+                     *           "date": "2024-03-25",
+                     *           "amount": "$3,200.00",
+                     *           "amount_cents": 320000,
+                     *           "signed_amount_cents": 320000,
+                     *           "currency": "USD",
+                     *           "name": "Payroll ACME Corp",
+                     *           "notes": "March salary",
+                     *           "classification": "income",
+                     *           "account": {
+                     *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *             "name": "Everyday Checking",
+                     *             "account_type": "depository"
+                     *           },
+                     *           "category": null,
+                     *           "merchant": null,
+                     *           "tags": [],
+                     *           "created_at": "2024-03-25T17:02:48Z",
+                     *           "updated_at": "2024-03-26T09:10:00Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 2,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The transaction was created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713",
+                     *         "date": "2024-03-27",
+                     *         "amount": "$12.50",
+                     *         "amount_cents": 1250,
+                     *         "signed_amount_cents": -1250,
+                     *         "currency": "USD",
+                     *         "name": "Blue Bottle Coffee",
+                     *         "notes": null,
+                     *         "classification": "expense",
+                     *         "account": {
+                     *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *           "name": "Everyday Checking",
+                     *           "account_type": "depository"
+                     *         },
+                     *         "category": {
+                     *           "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
+                     *           "name": "Coffee Shops",
+                     *           "color": "#A0522D",
+                     *           "icon": "coffee"
+                     *         },
+                     *         "merchant": {
+                     *           "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
+                     *           "name": "Blue Bottle Coffee"
+                     *         },
+                     *         "tags": [
+                     *           {
+                     *             "id": "2c5a8e1f-7d3b-4f9a-a6c4-1e8d3b5f9a27",
+                     *             "name": "Reimbursable",
+                     *             "color": "#10B981"
+                     *           }
+                     *         ],
+                     *         "created_at": "2024-03-27T08:31:04Z",
+                     *         "updated_at": "2024-03-27T08:31:04Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `account_id` does not name an account of the family. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Account not found",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Account not found",
+                     *           "path": "/body/transaction/account_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract; in particular a missing `account_id`, `date` or `amount`, or a missing label (neither `name` nor `description`), each reported with its own entry. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
+                     *         "date": "2024-03-25",
+                     *         "amount": "$3,200.00",
+                     *         "amount_cents": 320000,
+                     *         "signed_amount_cents": 320000,
+                     *         "currency": "USD",
+                     *         "name": "Payroll ACME Corp",
+                     *         "notes": "March salary",
+                     *         "classification": "income",
+                     *         "account": {
+                     *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *           "name": "Everyday Checking",
+                     *           "account_type": "depository"
+                     *         },
+                     *         "category": null,
+                     *         "merchant": null,
+                     *         "tags": [],
+                     *         "created_at": "2024-03-25T17:02:48Z",
+                     *         "updated_at": "2024-03-26T09:10:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated transaction. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713",
+                     *         "date": "2024-03-27",
+                     *         "amount": "$12.50",
+                     *         "amount_cents": 1250,
+                     *         "signed_amount_cents": -1250,
+                     *         "currency": "USD",
+                     *         "name": "Blue Bottle Coffee",
+                     *         "notes": "Team coffee, to expense",
+                     *         "classification": "expense",
+                     *         "account": {
+                     *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *           "name": "Everyday Checking",
+                     *           "account_type": "depository"
+                     *         },
+                     *         "category": {
+                     *           "id": "5b8e2f71-9c3d-4e6a-a1b2-7d4c9e0f3a86",
+                     *           "name": "Coffee Shops",
+                     *           "color": "#A0522D",
+                     *           "icon": "coffee"
+                     *         },
+                     *         "merchant": {
+                     *           "id": "e4a7c2d9-6b1f-4e3a-9d8c-5f2b7a1e0c34",
+                     *           "name": "Blue Bottle Coffee"
+                     *         },
+                     *         "tags": [],
+                     *         "created_at": "2024-03-27T08:31:04Z",
+                     *         "updated_at": "2024-03-28T11:47:20Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createValuation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "valuation": {
+                 *         "account_id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                 *         "amount": 15420.35,
+                 *         "date": "2024-03-31",
+                 *         "notes": "Quarter-end statement"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValuationCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description A valuation already existed for this account and date; it was updated. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a1f5c8e3-9b2d-4c6a-87e4-3d1f5b9c2e48",
+                     *         "date": "2024-03-31",
+                     *         "amount": "$15,420.35",
+                     *         "amount_cents": 1542035,
+                     *         "currency": "USD",
+                     *         "notes": "Quarter-end statement",
+                     *         "kind": "reconciliation",
+                     *         "account": {
+                     *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "name": "Brokerage",
+                     *           "account_type": "investment"
+                     *         },
+                     *         "created_at": "2024-03-31T20:00:00Z",
+                     *         "updated_at": "2024-04-01T08:12:33Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValuationResponse"];
+                };
+            };
+            /** @description The valuation was created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a1f5c8e3-9b2d-4c6a-87e4-3d1f5b9c2e48",
+                     *         "date": "2024-03-31",
+                     *         "amount": "$15,420.35",
+                     *         "amount_cents": 1542035,
+                     *         "currency": "USD",
+                     *         "notes": "Quarter-end statement",
+                     *         "kind": "reconciliation",
+                     *         "account": {
+                     *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "name": "Brokerage",
+                     *           "account_type": "investment"
+                     *         },
+                     *         "created_at": "2024-03-31T20:00:00Z",
+                     *         "updated_at": "2024-03-31T20:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValuationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `account_id` does not name an account of the family. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Account not found",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Account not found",
+                     *           "path": "/body/valuation/account_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getValuation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The valuation. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a1f5c8e3-9b2d-4c6a-87e4-3d1f5b9c2e48",
+                     *         "date": "2024-03-31",
+                     *         "amount": "$15,420.35",
+                     *         "amount_cents": 1542035,
+                     *         "currency": "USD",
+                     *         "notes": "Quarter-end statement",
+                     *         "kind": "reconciliation",
+                     *         "account": {
+                     *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "name": "Brokerage",
+                     *           "account_type": "investment"
+                     *         },
+                     *         "created_at": "2024-03-31T20:00:00Z",
+                     *         "updated_at": "2024-03-31T20:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValuationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateValuation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValuationUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated valuation. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a1f5c8e3-9b2d-4c6a-87e4-3d1f5b9c2e48",
+                     *         "date": "2024-04-01",
+                     *         "amount": "$15,610.00",
+                     *         "amount_cents": 1561000,
+                     *         "currency": "USD",
+                     *         "notes": "Quarter-end statement",
+                     *         "kind": "reconciliation",
+                     *         "account": {
+                     *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "name": "Brokerage",
+                     *           "account_type": "investment"
+                     *         },
+                     *         "created_at": "2024-03-31T20:00:00Z",
+                     *         "updated_at": "2024-04-02T07:55:10Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValuationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, or only one of `amount` and `date` was sent. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listTrades: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only records of this account.
+                 * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
+                 */
+                account_id?: components["parameters"]["AccountIdFilter"];
+                /**
+                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
+                 * @example [
+                 *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
+                 *     ]
+                 */
+                account_ids?: components["parameters"]["AccountIdsFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of trades. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
+                     *           "date": "2024-03-15",
+                     *           "amount": "$2,454.95",
+                     *           "amount_cents": 245495,
+                     *           "currency": "USD",
+                     *           "name": "Buy 10 shares of VTI",
+                     *           "notes": null,
+                     *           "qty": "10",
+                     *           "price": "$245.00",
+                     *           "price_cents": 24500,
+                     *           "type": "buy",
+                     *           "investment_activity_label": "Buy",
+                     *           "account": {
+                     *             "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *             "name": "Brokerage",
+                     *             "account_type": "investment"
+                     *           },
+                     *           "security": {
+                     *             "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *             "ticker": "VTI",
+                     *             "name": "Vanguard Total Stock Market ETF"
+                     *           },
+                     *           "category": null,
+                     *           "created_at": "2024-03-15T15:42:09Z",
+                     *           "updated_at": "2024-03-15T15:42:09Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TradeList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TradeCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The trade was recorded. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
+                     *         "date": "2024-03-15",
+                     *         "amount": "$2,454.95",
+                     *         "amount_cents": 245495,
+                     *         "currency": "USD",
+                     *         "name": "Buy 10 shares of VTI",
+                     *         "notes": null,
+                     *         "qty": "10",
+                     *         "price": "$245.00",
+                     *         "price_cents": 24500,
+                     *         "type": "buy",
+                     *         "investment_activity_label": "Buy",
+                     *         "account": {
+                     *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "name": "Brokerage",
+                     *           "account_type": "investment"
+                     *         },
+                     *         "security": {
+                     *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *           "ticker": "VTI",
+                     *           "name": "Vanguard Total Stock Market ETF"
+                     *         },
+                     *         "category": null,
+                     *         "created_at": "2024-03-15T15:42:09Z",
+                     *         "updated_at": "2024-03-15T15:42:09Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TradeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `account_id` does not name an account of the family. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Account not found",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Account not found",
+                     *           "path": "/body/trade/account_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, the account does not support trades, no security was identified, or `qty`/`price` are invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trade. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
+                     *         "date": "2024-03-15",
+                     *         "amount": "$2,454.95",
+                     *         "amount_cents": 245495,
+                     *         "currency": "USD",
+                     *         "name": "Buy 10 shares of VTI",
+                     *         "notes": null,
+                     *         "qty": "10",
+                     *         "price": "$245.00",
+                     *         "price_cents": 24500,
+                     *         "type": "buy",
+                     *         "investment_activity_label": "Buy",
+                     *         "account": {
+                     *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "name": "Brokerage",
+                     *           "account_type": "investment"
+                     *         },
+                     *         "security": {
+                     *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *           "ticker": "VTI",
+                     *           "name": "Vanguard Total Stock Market ETF"
+                     *         },
+                     *         "category": null,
+                     *         "created_at": "2024-03-15T15:42:09Z",
+                     *         "updated_at": "2024-03-15T15:42:09Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TradeResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trade was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Deleting the trade would leave later sales selling units that are not held. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "Cannot sell more shares than held",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Cannot sell more shares than held",
+                     *           "path": "/path/id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TradeUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated trade. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "d3b8f1a6-5c9e-4a2d-b7f3-8e6c1a4d9b25",
+                     *         "date": "2024-03-15",
+                     *         "amount": "$2,944.95",
+                     *         "amount_cents": 294495,
+                     *         "currency": "USD",
+                     *         "name": "Buy 12 shares of VTI",
+                     *         "notes": null,
+                     *         "qty": "12",
+                     *         "price": "$245.00",
+                     *         "price_cents": 24500,
+                     *         "type": "buy",
+                     *         "investment_activity_label": "Buy",
+                     *         "account": {
+                     *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "name": "Brokerage",
+                     *           "account_type": "investment"
+                     *         },
+                     *         "security": {
+                     *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *           "ticker": "VTI",
+                     *           "name": "Vanguard Total Stock Market ETF"
+                     *         },
+                     *         "category": null,
+                     *         "created_at": "2024-03-15T15:42:09Z",
+                     *         "updated_at": "2024-03-28T12:01:44Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TradeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, or `qty`/`price` are invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listHoldings: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only records of this account.
+                 * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
+                 */
+                account_id?: components["parameters"]["AccountIdFilter"];
+                /**
+                 * @description Only records belonging to one of these accounts. Repeat the parameter for several values; both `account_ids[]=a&account_ids[]=b` and `account_ids=a` (also repeated without brackets) are accepted. At most 100 values.
+                 * @example [
+                 *       "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10"
+                 *     ]
+                 */
+                account_ids?: components["parameters"]["AccountIdsFilter"];
+                /**
+                 * @description Only holdings of exactly this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-28
+                 */
+                date?: components["parameters"]["DateFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+                /**
+                 * @description Only holdings of this security.
+                 * @example 71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104
+                 */
+                security_id?: components["parameters"]["SecurityIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of holdings. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4c9e2a7d-8f1b-4d5c-a3e6-b2f7d9c1e856",
+                     *           "date": "2024-03-28",
+                     *           "qty": "10",
+                     *           "price": "$251.10",
+                     *           "price_cents": 25110,
+                     *           "amount": "$2,511.00",
+                     *           "amount_cents": 251100,
+                     *           "currency": "USD",
+                     *           "avg_cost": "$245.50",
+                     *           "account": {
+                     *             "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *             "name": "Brokerage",
+                     *             "account_type": "investment"
+                     *           },
+                     *           "security": {
+                     *             "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *             "ticker": "VTI",
+                     *             "name": "Vanguard Total Stock Market ETF"
+                     *           },
+                     *           "created_at": "2024-03-28T23:05:00Z",
+                     *           "updated_at": "2024-03-28T23:05:00Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HoldingList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getHolding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The holding. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "4c9e2a7d-8f1b-4d5c-a3e6-b2f7d9c1e856",
+                     *         "date": "2024-03-28",
+                     *         "qty": "10",
+                     *         "price": "$251.10",
+                     *         "price_cents": 25110,
+                     *         "amount": "$2,511.00",
+                     *         "amount_cents": 251100,
+                     *         "currency": "USD",
+                     *         "avg_cost": null,
+                     *         "account": {
+                     *           "id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "name": "Brokerage",
+                     *           "account_type": "investment"
+                     *         },
+                     *         "security": {
+                     *           "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *           "ticker": "VTI",
+                     *           "name": "Vanguard Total Stock Market ETF"
+                     *         },
+                     *         "created_at": "2024-03-28T23:05:00Z",
+                     *         "updated_at": "2024-03-28T23:05:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HoldingResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only imports in this state.
+                 * @example complete
+                 */
+                status?: components["parameters"]["ImportStatusFilter"];
+                /**
+                 * @description Only imports of this type.
+                 * @example TransactionImport
+                 */
+                type?: components["parameters"]["ImportTypeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of imports. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *           "type": "TransactionImport",
+                     *           "status": "complete",
+                     *           "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *           "rows_count": 42,
+                     *           "error": null,
+                     *           "created_at": "2024-03-20T09:00:00Z",
+                     *           "updated_at": "2024-03-20T09:00:07Z"
+                     *         },
+                     *         {
+                     *           "id": "5a1e7c3d-9b4f-4e2a-8d6c-2f9b5e1a7c40",
+                     *           "type": "TradeImport",
+                     *           "status": "failed",
+                     *           "account_id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
+                     *           "rows_count": 3,
+                     *           "error": "Row 2: date '31/02/2024' does not match %d/%m/%Y",
+                     *           "created_at": "2024-03-18T14:12:55Z",
+                     *           "updated_at": "2024-03-18T14:12:58Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 2,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "raw_file_content": "Date,Amount,Description,Category,Tags,Notes\n2024-03-01,-45.20,Grocery Outlet,Groceries,,Weekly shop\n2024-03-02,3200.00,Payroll ACME Corp,Salary,,",
+                 *       "type": "TransactionImport",
+                 *       "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                 *       "publish": "true",
+                 *       "date_col_label": "Date",
+                 *       "amount_col_label": "Amount",
+                 *       "name_col_label": "Description",
+                 *       "category_col_label": "Category",
+                 *       "tags_col_label": "Tags",
+                 *       "notes_col_label": "Notes",
+                 *       "date_format": "%Y-%m-%d",
+                 *       "number_format": "1,234.56",
+                 *       "signage_convention": "inflows_positive",
+                 *       "col_sep": ","
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The import was created with status `pending`. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "type": "TransactionImport",
+                     *         "status": "pending",
+                     *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "rows_count": 2,
+                     *         "error": null,
+                     *         "created_at": "2024-03-20T09:00:00Z",
+                     *         "updated_at": "2024-03-20T09:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `account_id` does not name an account of the family. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Account not found",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Account not found",
+                     *           "path": "/body/account_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract (for example an unknown `type` or `number_format`), or the CSV content is larger than 10 MiB. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import with configuration and statistics. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "type": "TransactionImport",
+                     *         "status": "complete",
+                     *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "rows_count": 42,
+                     *         "error": null,
+                     *         "configuration": {
+                     *           "date_col_label": "Date",
+                     *           "amount_col_label": "Amount",
+                     *           "name_col_label": "Description",
+                     *           "category_col_label": "Category",
+                     *           "tags_col_label": null,
+                     *           "notes_col_label": "Notes",
+                     *           "account_col_label": null,
+                     *           "currency_col_label": null,
+                     *           "ticker_col_label": null,
+                     *           "exchange_operating_mic_col_label": null,
+                     *           "qty_col_label": null,
+                     *           "price_col_label": null,
+                     *           "entity_type_col_label": null,
+                     *           "date_format": "%Y-%m-%d",
+                     *           "number_format": "1,234.56",
+                     *           "signage_convention": "inflows_positive",
+                     *           "col_sep": ","
+                     *         },
+                     *         "stats": {
+                     *           "rows_count": 42,
+                     *           "valid_rows_count": 41,
+                     *           "invalid_rows_count": 1,
+                     *           "imported_count": 41
+                     *         },
+                     *         "created_at": "2024-03-20T09:00:00Z",
+                     *         "updated_at": "2024-03-20T09:00:07Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportDetailResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date_format": "%d.%m.%Y",
+                 *       "number_format": "1.234,56",
+                 *       "col_sep": ";"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The import with its new configuration and statistics. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "type": "TransactionImport",
+                     *         "status": "pending",
+                     *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "rows_count": 2,
+                     *         "error": null,
+                     *         "configuration": {
+                     *           "date_col_label": "Date",
+                     *           "amount_col_label": "Amount",
+                     *           "name_col_label": "Description",
+                     *           "category_col_label": null,
+                     *           "tags_col_label": null,
+                     *           "notes_col_label": null,
+                     *           "account_col_label": null,
+                     *           "currency_col_label": null,
+                     *           "ticker_col_label": null,
+                     *           "exchange_operating_mic_col_label": null,
+                     *           "qty_col_label": null,
+                     *           "price_col_label": null,
+                     *           "entity_type_col_label": null,
+                     *           "date_format": "%d.%m.%Y",
+                     *           "number_format": "1.234,56",
+                     *           "signage_convention": "inflows_positive",
+                     *           "col_sep": ";"
+                     *         },
+                     *         "stats": {
+                     *           "rows_count": 2,
+                     *           "valid_rows_count": 2,
+                     *           "invalid_rows_count": 0,
+                     *           "imported_count": 0
+                     *         },
+                     *         "created_at": "2024-03-20T09:00:00Z",
+                     *         "updated_at": "2024-03-20T09:00:05Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listImportRows: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only rows that can (`true`) or cannot (`false`) be imported. */
+                valid?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "row_number": 1,
+                     *           "line": 2,
+                     *           "valid": true,
+                     *           "errors": [],
+                     *           "fields": {
+                     *             "date": "01.03.2024",
+                     *             "amount": "-45,20",
+                     *             "name": "Grocery Outlet"
+                     *           }
+                     *         },
+                     *         {
+                     *           "row_number": 2,
+                     *           "line": 3,
+                     *           "valid": false,
+                     *           "errors": [
+                     *             {
+                     *               "column": "Date",
+                     *               "message": "date '31.02.2024' is not a date in the format %d.%m.%Y"
+                     *             }
+                     *           ],
+                     *           "fields": {
+                     *             "date": "31.02.2024",
+                     *             "amount": "3.200,00",
+                     *             "name": "Payroll"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 2,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportRowList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    publishImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import is queued (`importing`). */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "type": "TransactionImport",
+                     *         "status": "importing",
+                     *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "rows_count": 2,
+                     *         "error": null,
+                     *         "configuration": {
+                     *           "date_col_label": "Date",
+                     *           "amount_col_label": "Amount",
+                     *           "name_col_label": "Description",
+                     *           "category_col_label": null,
+                     *           "tags_col_label": null,
+                     *           "notes_col_label": null,
+                     *           "account_col_label": null,
+                     *           "currency_col_label": null,
+                     *           "ticker_col_label": null,
+                     *           "exchange_operating_mic_col_label": null,
+                     *           "qty_col_label": null,
+                     *           "price_col_label": null,
+                     *           "entity_type_col_label": null,
+                     *           "date_format": "%d.%m.%Y",
+                     *           "number_format": "1.234,56",
+                     *           "signage_convention": "inflows_positive",
+                     *           "col_sep": ";"
+                     *         },
+                     *         "stats": {
+                     *           "rows_count": 2,
+                     *           "valid_rows_count": 2,
+                     *           "invalid_rows_count": 0,
+                     *           "imported_count": 0
+                     *         },
+                     *         "created_at": "2024-03-20T09:00:00Z",
+                     *         "updated_at": "2024-03-20T09:00:05Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportDetailResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The import is not in a state (or shape) that allows this. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "The import has 1 invalid row; fix the configuration or the CSV first",
+                     *       "errors": [
+                     *         {
+                     *           "message": "The import has 1 invalid row; fix the configuration or the CSV first"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    revertImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revert is queued (`reverting`). */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "type": "TransactionImport",
+                     *         "status": "reverting",
+                     *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "rows_count": 2,
+                     *         "error": null,
+                     *         "configuration": {
+                     *           "date_col_label": "Date",
+                     *           "amount_col_label": "Amount",
+                     *           "name_col_label": "Description",
+                     *           "category_col_label": null,
+                     *           "tags_col_label": null,
+                     *           "notes_col_label": null,
+                     *           "account_col_label": null,
+                     *           "currency_col_label": null,
+                     *           "ticker_col_label": null,
+                     *           "exchange_operating_mic_col_label": null,
+                     *           "qty_col_label": null,
+                     *           "price_col_label": null,
+                     *           "entity_type_col_label": null,
+                     *           "date_format": "%d.%m.%Y",
+                     *           "number_format": "1.234,56",
+                     *           "signage_convention": "inflows_positive",
+                     *           "col_sep": ";"
+                     *         },
+                     *         "stats": {
+                     *           "rows_count": 2,
+                     *           "valid_rows_count": 2,
+                     *           "invalid_rows_count": 0,
+                     *           "imported_count": 0
+                     *         },
+                     *         "created_at": "2024-03-20T09:00:00Z",
+                     *         "updated_at": "2024-03-20T09:00:05Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportDetailResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The import is not in a state (or shape) that allows this. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "Only a complete import can be reverted (this one is pending)",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Only a complete import can be reverted (this one is pending)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listChats: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of chats. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *           "title": "March spending review",
+                     *           "error": null,
+                     *           "last_message_at": "2024-03-28T18:30:00Z",
+                     *           "message_count": 2,
+                     *           "created_at": "2024-03-28T18:30:00Z",
+                     *           "updated_at": "2024-03-28T18:31:12Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ChatForbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "March spending review",
+                 *       "message": "How much did I spend on coffee in March?"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The chat was created; it is returned with its messages. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *         "title": "March spending review",
+                     *         "error": null,
+                     *         "last_message_at": "2024-03-28T18:30:00Z",
+                     *         "message_count": 2,
+                     *         "messages": [
+                     *           {
+                     *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
+                     *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *             "type": "user_message",
+                     *             "role": "user",
+                     *             "content": "How much did I spend on coffee in March?",
+                     *             "model": null,
+                     *             "status": "complete",
+                     *             "tool_calls": [],
+                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *           },
+                     *           {
+                     *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
+                     *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *             "type": "assistant_message",
+                     *             "role": "assistant",
+                     *             "content": "",
+                     *             "model": "gpt-4.1-mini",
+                     *             "status": "pending",
+                     *             "tool_calls": [],
+                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2024-03-28T18:30:00Z",
+                     *         "updated_at": "2024-03-28T18:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ChatForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, for example an empty `title` or neither `title` nor `message`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "title must NOT have fewer than 1 characters",
+                     *       "errors": [
+                     *         {
+                     *           "message": "title must NOT have fewer than 1 characters",
+                     *           "path": "/body/title"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["MessageLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chat with its messages. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *         "title": "March spending review",
+                     *         "error": null,
+                     *         "last_message_at": "2024-03-28T18:30:00Z",
+                     *         "message_count": 2,
+                     *         "messages": [
+                     *           {
+                     *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
+                     *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *             "type": "user_message",
+                     *             "role": "user",
+                     *             "content": "How much did I spend on coffee in March?",
+                     *             "model": null,
+                     *             "status": "complete",
+                     *             "tool_calls": [],
+                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *           },
+                     *           {
+                     *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
+                     *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *             "type": "assistant_message",
+                     *             "role": "assistant",
+                     *             "content": "You spent $86.40 at coffee shops in March, across 9 transactions.",
+                     *             "model": "gpt-4.1-mini",
+                     *             "status": "complete",
+                     *             "tool_calls": [
+                     *               {
+                     *                 "id": "3a9d5f2b-8e4c-4a1d-a7b9-c5e3f1d8b674",
+                     *                 "type": "function",
+                     *                 "provider_id": "call_7QmZ2kV9xR",
+                     *                 "function_name": "get_transactions",
+                     *                 "function_arguments": {
+                     *                   "start_date": "2024-03-01",
+                     *                   "end_date": "2024-03-31",
+                     *                   "category": "Coffee Shops"
+                     *                 },
+                     *                 "function_result": {
+                     *                   "total_count": 9,
+                     *                   "total_amount": "$86.40"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2024-03-28T18:30:00Z",
+                     *         "updated_at": "2024-03-28T18:31:12Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatDetailResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ChatForbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chat was deleted; there is no body. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ChatForbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Coffee budget"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The renamed chat with its messages. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *         "title": "Coffee budget",
+                     *         "error": null,
+                     *         "last_message_at": "2024-03-28T18:30:00Z",
+                     *         "message_count": 2,
+                     *         "messages": [
+                     *           {
+                     *             "id": "1d7f3b9e-5c2a-4f8d-b6e1-a4c9d2f7e350",
+                     *             "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *             "type": "user_message",
+                     *             "role": "user",
+                     *             "content": "How much did I spend on coffee in March?",
+                     *             "model": null,
+                     *             "status": "complete",
+                     *             "tool_calls": [],
+                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2024-03-28T18:30:00Z",
+                     *         "updated_at": "2024-03-29T08:02:40Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatDetailResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ChatForbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, for example an empty `title`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "title must NOT have fewer than 1 characters",
+                     *       "errors": [
+                     *         {
+                     *           "message": "title must NOT have fewer than 1 characters",
+                     *           "path": "/body/title"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createChatMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
+                 * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
+                 */
+                chat_id: components["parameters"]["ChatId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "And how does that compare with February?"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatMessageCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The user message was stored and a reply was queued. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8e2c6a4f-1b9d-4f3e-a7c5-d3b1f9e6a218",
+                     *         "chat_id": "b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02",
+                     *         "type": "user_message",
+                     *         "role": "user",
+                     *         "content": "And how does that compare with February?",
+                     *         "model": null,
+                     *         "status": "complete",
+                     *         "tool_calls": [],
+                     *         "created_at": "2024-03-28T18:33:41Z",
+                     *         "ai_response_status": "pending"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageCreatedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ChatForbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, for example an empty `content`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "content must NOT have fewer than 1 characters",
+                     *       "errors": [
+                     *         {
+                     *           "message": "content must NOT have fewer than 1 characters",
+                     *           "path": "/body/content"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["MessageLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    retryChatMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
+                 * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
+                 */
+                chat_id: components["parameters"]["ChatId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new reply was queued. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "message_id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RetryAccepted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ChatForbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The chat has no assistant message, or its latest reply is still being written. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "No assistant message to retry",
+                     *       "errors": [
+                     *         {
+                     *           "message": "No assistant message to retry"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["MessageLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "device": {
+                 *         "device_id": "6F1C2B9A-3D4E-4A5B-9C8D-7E6F5A4B3C2D",
+                 *         "device_name": "Ana's iPhone",
+                 *         "device_type": "ios",
+                 *         "os_version": "17.4",
+                 *         "app_version": "1.8.0"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; tokens and user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
+                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 2592000,
+                     *       "created_at": 1711620000,
+                     *       "user": {
+                     *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
+                     *         "email": "ana@example.com",
+                     *         "first_name": "Ana",
+                     *         "last_name": "Silva",
+                     *         "ai_enabled": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthTokens"];
+                };
+            };
+            /** @description The body is not valid JSON, or the device information is missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong email or password, a second factor is required, or the user is deactivated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    refreshToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description A new token pair. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "Hn6bT2vQ9wE4rY1uI8oP3aS7dF5gJ0kLHn6bT2vQ9wE",
+                     *       "refresh_token": "Mx1cV5bN8mQ3wE6rT9yU2iO4pA7sD0fGMx1cV5bN8mQ",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 2592000,
+                     *       "created_at": 1714212000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefreshedTokens"];
+                };
+            };
+            /** @description The body is not valid JSON, or `refresh_token` is missing or blank. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "bad_request",
+                     *       "message": "Refresh token is required",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Refresh token is required",
+                     *           "path": "/body/refresh_token"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The refresh token is unknown, revoked, expired or already used. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Invalid refresh token",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Invalid refresh token"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    linkSsoAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "linking_code": "q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE",
+                 *       "email": "ana@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SsoLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The identity was linked; tokens and user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
+                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 2592000,
+                     *       "created_at": 1711620000,
+                     *       "user": {
+                     *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
+                     *         "email": "ana@example.com",
+                     *         "first_name": "Ana",
+                     *         "last_name": "Silva",
+                     *         "ai_enabled": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthTokens"];
+                };
+            };
+            /** @description The body is not valid JSON, or `linking_code` is missing or blank. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "bad_request",
+                     *       "message": "Linking code is required",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Linking code is required",
+                     *           "path": "/body/linking_code"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The linking code is invalid or expired, the credentials are wrong, or the user has a second factor (`mfa_required: true`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, or the identity is already linked to a user. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "This identity is already linked to a user",
+                     *       "errors": [
+                     *         {
+                     *           "message": "This identity is already linked to a user"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createSsoAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "linking_code": "q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE",
+                 *       "first_name": "Ana",
+                 *       "last_name": "Silva"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SsoCreateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The user was created; tokens and user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
+                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 2592000,
+                     *       "created_at": 1711620000,
+                     *       "user": {
+                     *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
+                     *         "email": "ana@example.com",
+                     *         "first_name": "Ana",
+                     *         "last_name": "Silva",
+                     *         "ai_enabled": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthTokens"];
+                };
+            };
+            /** @description The body is not valid JSON, or `linking_code` is missing or blank. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "bad_request",
+                     *       "message": "Linking code is required",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Linking code is required",
+                     *           "path": "/body/linking_code"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The linking code is unknown, expired or already used. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Linking code is invalid or expired",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Linking code is invalid or expired"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Account creation is not allowed for this sign-in; the code stays usable. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "SSO account creation is disabled. Please contact an administrator.",
+                     *       "errors": [
+                     *         {
+                     *           "message": "SSO account creation is disabled. Please contact an administrator."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, or the new user could not be saved. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "Email has already been taken",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Email has already been taken"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    exchangeSsoCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiEq9Xc2Lr7"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SsoExchangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; tokens and user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "4q7Vt0pX2m9LrB8sK1cN5yH3wJ6dF0gA4q7Vt0pX2m9",
+                     *       "refresh_token": "Zk3uP8eR1tY6iO4aS9dF2gH7jK5lX0cVZk3uP8eR1tY",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 2592000,
+                     *       "created_at": 1711620000,
+                     *       "user": {
+                     *         "id": "0f4c8a2e-6d1b-4e9f-b3a7-d8c2e6f4a195",
+                     *         "email": "ana@example.com",
+                     *         "first_name": "Ana",
+                     *         "last_name": "Silva",
+                     *         "ai_enabled": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthTokens"];
+                };
+            };
+            /** @description The body is not valid JSON, or `code` is missing or blank. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "bad_request",
+                     *       "message": "Code is required",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Code is required",
+                     *           "path": "/body/code"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The code is unknown, expired or already used, or the user has been deactivated since the sign-in started. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Authorization code is invalid or expired",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Authorization code is invalid or expired"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    startMobileSso: {
+        parameters: {
+            query?: {
+                /** @description Stable identifier of the installation. */
+                device_id?: string;
+                /** @description Human-readable device name, for example `Ana's iPhone`. */
+                device_name?: string;
+                /** @description Platform of the client, `ios`, `android` or `web`. */
+                device_type?: string;
+                /** @description Operating system version. */
+                os_version?: string;
+                /** @description Version of the client application. */
+                app_version?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of a configured identity provider (see `SSO_PROVIDERS` in the README). An unknown name ends the flow with `error=invalid_provider`. */
+                provider: components["parameters"]["SsoProvider"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Either on to the identity provider's authorization endpoint (with a `Set-Cookie` binding the flow to this browser), or, when the sign-in cannot start, back to the app with `error` and `message` (see the callback's answer for the codes). */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description `finance_sso=<random>; Path=/auth/mobile; HttpOnly; SameSite=Lax; Max-Age=600` (plus `Secure` behind https), only when going on to the provider. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    finishMobileSso: {
+        parameters: {
+            query?: {
+                /** @description Authorization code issued by the provider (printable ASCII, RFC 6749). */
+                code?: string;
+                /** @description The `state` this service sent with the sign-in. */
+                state?: string;
+                /** @description Issuer of the authorization response (RFC 9207), checked when sent. */
+                iss?: string;
+                /** @description Error code of the provider, for example `access_denied`. */
+                error?: string;
+                /** @description The provider's explanation of `error`. */
+                error_description?: string;
+                /** @description Any other parameter a provider adds to its callback (for example `session_state`, `scope` or `authuser`): accepted and ignored, up to 8 of them. */
+                provider_parameters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path: {
+                /** @description Name of a configured identity provider (see `SSO_PROVIDERS` in the README). An unknown name ends the flow with `error=invalid_provider`. */
+                provider: components["parameters"]["SsoProvider"];
+            };
+            cookie?: {
+                /** @description Binds the callback to the browser that started the sign-in. */
+                finance_sso?: string;
+            };
+        };
+        requestBody?: never;
+        responses: {
+            302: components["responses"]["SsoAppRedirect"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
 }
