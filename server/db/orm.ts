@@ -15,6 +15,7 @@ import { Migration20261127000000_chats } from './migrations/Migration20261127000
 import { Migration20261128000000_transaction_search } from './migrations/Migration20261128000000_transaction_search.ts';
 import { Migration20261128010000_credential_notifications } from './migrations/Migration20261128010000_credential_notifications.ts';
 import { installJobQueue } from '../core/job-queue.ts';
+import { SESSION_OPTIONS } from './session-options.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 
@@ -45,6 +46,7 @@ export function ormOptions(clientUrl: string, poolSize: number): Options {
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolSize },
+    driverOptions: { connection: { options: SESSION_OPTIONS } },
     allowGlobalContext: false,
     discovery: { warnWhenNoEntities: true },
     debug: false,

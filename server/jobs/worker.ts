@@ -7,6 +7,7 @@ import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
 import { importProcessTask } from '../imports/import-process.task.ts';
 import { importRevertTask } from '../imports/import-revert.task.ts';
 import { workerLogger } from '../core/job-queue.ts';
+import { withSessionOptions } from '../db/session-options.ts';
 import { startWorkerLiveness } from './worker-liveness.ts';
 
 /** What tasks need beyond the database: the assistant's model server, if one is configured. */
@@ -45,7 +46,7 @@ export interface BackgroundWorker {
 export async function startWorker(options: WorkerOptions): Promise<BackgroundWorker> {
   const liveness = await startWorkerLiveness(options.connectionString, options.logger);
   const runner = await run({
-    connectionString: options.connectionString,
+    connectionString: withSessionOptions(options.connectionString),
     concurrency: options.concurrency,
     pollInterval: options.pollIntervalMs,
     // Pool: two connections per job (an import reports progress beside its transaction) plus the
@@ -78,7 +79,12 @@ export async function drainJobs(connectionString: string, settings: TaskSettings
   await client.connect();
   try {
     for (;;) {
-      await runOnce({ connectionString, taskList, noHandleSignals: true, logger: workerLogger(settings.logger) });
+      await runOnce({
+        connectionString: withSessionOptions(connectionString),
+        taskList,
+        noHandleSignals: true,
+        logger: workerLogger(settings.logger),
+      });
       const { rows } = await client.query<{ busy: boolean }>(
         `select exists (select 1 from graphile_worker.jobs
            where locked_at is not null or (run_at <= now() and attempts < max_attempts)) as busy`,
