@@ -1,4 +1,4 @@
-import { jobCall, queueJob } from '../core/job-queue.ts';
+import { jobCall, queueJob, type QueueOptions } from '../core/job-queue.ts';
 import { accountClassification } from './account.view.ts';
 import type { AccountType } from './account.entity.ts';
 import { runStatement, type Queryable, type SqlTarget, type Statement } from '../core/sql.ts';
@@ -17,7 +17,12 @@ declare module '../core/job-queue.ts' {
  * waiting one).
  */
 export function accountSyncCall(accountId: string): Statement {
-  return jobCall('account_sync', { account_id: accountId }, { jobKey: `account_sync:${accountId}` });
+  return jobCall('account_sync', { account_id: accountId }, syncOptions(accountId));
+}
+
+/** One pending sync per account: its job key. */
+function syncOptions(accountId: string): QueueOptions {
+  return { jobKey: `account_sync:${accountId}` };
 }
 
 /**
@@ -25,7 +30,7 @@ export function accountSyncCall(accountId: string): Statement {
  * job exists exactly when the write that needs it committed.
  */
 export async function queueAccountSync(target: SqlTarget, accountId: string): Promise<void> {
-  await queueJob(target, 'account_sync', { account_id: accountId }, { jobKey: `account_sync:${accountId}` });
+  await queueJob(target, 'account_sync', { account_id: accountId }, syncOptions(accountId));
 }
 
 /**
