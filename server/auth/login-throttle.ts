@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
-import { sql, sqlOn } from '../core/sql.ts';
-import { countOnePoint, refuseBeyond, type WindowCounter } from '../core/rate-limit.ts';
+import { countOnePoint, giveOnePointBack, refuseBeyond, type WindowCounter } from '../core/rate-limit.ts';
+import { sqlOn } from '../core/sql.ts';
 
 export type LoginThrottleConfig = Pick<
   Config,
@@ -47,15 +47,6 @@ export async function beginSignInAttempt(
   const counted: Counter[] = rows.map((row) => ({ ...row, limit: counters.find((c) => c.key === row.key)!.limit }));
   for (const counter of counted) refuseBeyond(counter, counter.limit, now);
   return {
-    async succeeded() {
-      // Only within the same window: a counter that started over owes this attempt nothing.
-      await sql(
-        em,
-        `update rate_limits r set points = r.points - 1
-         from unnest(?::text[], ?::bigint[]) as w(key, expire)
-         where r.key = w.key and r.expire = w.expire and r.points > 0`,
-        [counted.map((counter) => counter.key), counted.map((counter) => counter.expire)],
-      );
-    },
+    succeeded: () => giveOnePointBack(sqlOn(em), counted),
   };
 }

@@ -47,10 +47,29 @@ export function secondsUntilReset(counter: { expire: string | number }, now: num
 }
 
 /** Refuses with 429 when a counter has gone past its limit; `what` names a limit other than requests. */
-export function refuseBeyond(counter: WindowCounter, limit: number, now: number, what?: string): void {
+export function refuseBeyond(
+  counter: { points: number; expire: string | number },
+  limit: number,
+  now: number,
+  what?: string,
+): void {
   if (counter.points > limit) {
     throw new RateLimited(limit, counter.points, secondsUntilReset(counter, now), what);
   }
+}
+
+/**
+ * Takes back one point of each counter, only within the window it was counted in (a counter that
+ * started over owes it nothing): an attempt that turned out not to count, such as a sign-in with
+ * the right password.
+ */
+export async function giveOnePointBack(run: Sql, counters: WindowCounter[]): Promise<void> {
+  await run(
+    `update rate_limits r set points = r.points - 1
+     from unnest(?::text[], ?::bigint[]) as w(key, expire)
+     where r.key = w.key and r.expire = w.expire and r.points > 0`,
+    [counters.map((counter) => counter.key), counters.map((counter) => counter.expire)],
+  );
 }
 
 /** Deletes counters whose window ended long ago, so the table holds only live clients. */

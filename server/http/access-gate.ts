@@ -4,13 +4,13 @@ import { digestApiKey } from '../api-keys/api-key.secret.ts';
 import { SECRET_TOKEN_SHAPE, digestSecret } from '../auth/secret-token.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Config } from '../config.ts';
-import { counterUpsert, secondsUntilReset } from '../core/rate-limit.ts';
+import { counterUpsert, refuseBeyond, secondsUntilReset } from '../core/rate-limit.ts';
 import { sql } from '../core/sql.ts';
-import { RateLimited, Unauthorized } from '../core/errors.ts';
+import { Unauthorized } from '../core/errors.ts';
 import { rateLimitHeaders } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { CredentialCache } from './credential-cache.ts';
-import { RateLimitLedger, type WindowCount } from './rate-limit-ledger.ts';
+import { RateLimitLedger } from './rate-limit-ledger.ts';
 
 export type RateLimitConfig = Pick<Config, 'rateLimitPerAddress' | 'rateLimitPerCredential' | 'rateLimitWindowSeconds'>;
 
@@ -174,9 +174,7 @@ export function createAccessGate(
       }
     }
 
-    if (address && address.points > perAddress) {
-      throw new RateLimited(perAddress, address.points, secondsUntilReset(address, now));
-    }
+    if (address) refuseBeyond(address, perAddress, now);
     const addressHeaders = address
       ? rateLimitHeaders(perAddress, perAddress - address.points, secondsUntilReset(address, now))
       : {};
@@ -188,9 +186,7 @@ export function createAccessGate(
     if (credential.revoked_at || (credential.expires_at && Date.parse(credential.expires_at) <= now)) {
       throw new Unauthorized();
     }
-    if (counted && counted.points > perCredential) {
-      throw new RateLimited(perCredential, counted.points, secondsUntilReset(counted, now));
-    }
+    if (counted) refuseBeyond(counted, perCredential, now);
     return {
       principal: {
         userId: credential.user_id,
