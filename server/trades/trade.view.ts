@@ -1,6 +1,6 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { absolute, formatMoney, isNegative, toMinorUnits, trimDecimal } from '../core/money/money.ts';
+import { formatMoney, isNegative, toMinorUnits, trimDecimal } from '../core/money/money.ts';
 
 /** A trade as read by the trade queries: entry, details, account and security. */
 export interface TradeRow {

@@ -6,14 +6,7 @@ import { BOUNDS } from '../../server/core/money/bounds.ts';
 import { createOpenApiAjv } from '../../server/http/ajv.ts';
 import { MAX_ERROR_ENTRIES } from '../../server/core/errors.ts';
 import { MAX_HEADER_SIZE } from '../../server/http/http-server.ts';
-import {
-  document,
-  longestQuery,
-  operations,
-  requestSchemas,
-  resolve,
-  type Schema,
-} from '../support/contract-limits.ts';
+import { document, longestQuery, operations, requestSchemas, type Schema } from '../support/contract-limits.ts';
 
 /**
  * The contract bounds everything a client sends (issue 9, items 8, 11, 13 and 20): a generator

@@ -1,5 +1,4 @@
 import { isObject, type JsonObject } from '../schema/schema-index.ts';
-import type { CompletionContext } from './completion-context.ts';
 import { describe, expand, MAX_CHOICES, typesOf } from './completion-schema.ts';
 import type { Draft, Site } from './completion-site.ts';
 import { scalarValues } from './value-items.ts';
