@@ -1,6 +1,6 @@
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction, sqlOn } from '../core/sql.ts';
-import { syncAccount, syncHoldings } from './account-sync.ts';
+import { syncAccount } from './account-sync.ts';
 
 /**
  * Why a sync failed, in words fit for the account's owner: PostgreSQL's message names the kind of
@@ -21,10 +21,7 @@ export const accountSyncTask = defineTask(
   async ({ account_id: accountId }, helpers) => {
     await helpers.withPgClient(async (client) => {
       try {
-        await inTransaction(client, async () => {
-          await syncAccount(client, accountId);
-          await syncHoldings(client, accountId);
-        });
+        await inTransaction(client, () => syncAccount(client, accountId));
       } catch (error) {
         // Visible, not silent: the account says its balance is stale until a sync succeeds.
         const reason = failureReason(error);

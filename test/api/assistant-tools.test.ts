@@ -112,7 +112,7 @@ describe('get_accounts', () => {
     expect(
       result.accounts.map((a: any) => [a.name, a.type, a.classification, a.balance, a.currency, a.status]),
     ).toEqual([
-      ['Brokerage', 'investment', 'asset', '3390.0000', 'USD', 'active'], // 5000 - 1000 - 650 - 200 + 240
+      ['Brokerage', 'investment', 'asset', '5340.0000', 'USD', 'active'], // cash 5000 - 1000 - 650 - 200 + 240, + 15 ABC x 130
       ['Closed Savings', 'depository', 'asset', '100.0000', 'USD', 'disabled'],
       ['Euro Savings', 'depository', 'asset', '460.0000', 'EUR', 'active'], // 500 - 40
       ['Everyday Checking', 'depository', 'asset', '2582.2500', 'USD', 'active'], // 1000 - 417.75 + 2000
@@ -237,9 +237,9 @@ describe('get_balance_sheet', () => {
       { currency: 'EUR', assets: ['460.0000', ['Euro Savings']], liabilities: ['0.0000', []], net_worth: '460.0000' },
       {
         currency: 'USD',
-        assets: ['5972.2500', ['Brokerage', 'Everyday Checking']], // 3390 + 2582.25
+        assets: ['7922.2500', ['Brokerage', 'Everyday Checking']], // 5340 + 2582.25
         liabilities: ['120.0000', ['Travel Card']],
-        net_worth: '5852.2500',
+        net_worth: '7802.2500',
       },
     ]);
   });

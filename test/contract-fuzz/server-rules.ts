@@ -16,12 +16,17 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
   {
     rule: 'numbers read exactly',
     message:
-      /^((qty|price|fee|amount|balance) must have at most \d+ decimal places|(qty|price) must be at most \d+|qty and price must be (valid numbers|present and positive))$/,
+      /^((qty|price|fee|amount|balance|exchange_rate) must have at most \d+ decimal places|(qty|price) must be at most \d+|qty and price must be (valid numbers|present and positive))$/,
   },
   {
     rule: 'trades within what can be stored and held',
     message:
       /^(The trade total \(qty x price \+ fee\) must be at most \d+|Cannot sell more shares than held|The shares held would exceed \d+ on .+|The position would be worth more than \d+ on .+)$/,
+  },
+  {
+    rule: "money no finer than its currency; an own rate only for another currency than the account's",
+    message:
+      /^(\w+ must (be a whole number: [A-Z]{3} has no minor unit|have at most \d decimal places: the minor unit of [A-Z]{3})|exchange_rate applies only to a transaction in another currency than its account's \([A-Z]{3}\))$/,
   },
   { rule: 'a query parameter the operation does not define', message: /^\S+ is not a known query parameter$/ },
   { rule: 'text holding U+0000', message: /must not contain NUL characters$/ },
