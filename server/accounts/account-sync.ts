@@ -86,6 +86,22 @@ export async function syncHoldings(client: Queryable, accountId: string): Promis
 }
 
 /**
+ * Queues the sync of every account whose balances are marked stale without a sync on the way: at
+ * start-up, so accounts that existed before daily balances (migration 20261129000000) get theirs.
+ */
+export async function queueEveryStaleSync(client: Queryable): Promise<number> {
+  const stale = await runStatement<{ id: string }>(client, {
+    text: `select a.id from accounts a where a.balances_stale_from is not null
+             and not exists (select 1 from graphile_worker.jobs j
+                              where j.key = 'account_sync:' || a.id and j.attempts < j.max_attempts)
+           order by a.id`,
+    params: [],
+  });
+  for (const { id } of stale) await queueAccountSync(client, id);
+  return stale.length;
+}
+
+/**
  * Queues the sync of every account of the family whose balances a change marked stale (the
  * database marks them: migration 20261129000000), e.g. after exchange rates or prices were posted.
  */

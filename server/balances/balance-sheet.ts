@@ -3,8 +3,7 @@ import { ACCOUNT_TYPES, type AccountType } from '../accounts/account.entity.ts';
 import { accountClassification } from '../accounts/account.view.ts';
 import { fromUnits, toUnits } from '../core/money/decimal-math.ts';
 import { formatMoney, toMinorUnits, trimDecimal } from '../core/money/money.ts';
-import { sql } from '../core/sql.ts';
-import type { EntityManager } from '../db/orm.ts';
+import { sqlOn, type Sql, type SqlTarget } from '../core/sql.ts';
 import { addDays, daysBetween, type MissingRate } from './daily-balances.ts';
 
 export type BalanceSheetPeriod = components['schemas']['BalanceSheetPeriod'];
@@ -58,9 +57,9 @@ function addMissing(found: Map<string, MissingRate>, missing: MissingRate): void
  * date's rate and rounded half to even to the family currency's minor unit, then summed; what
  * cannot be converted is left out and named.
  */
-export async function balanceSheet(em: EntityManager, familyId: string, period: BalanceSheetPeriod) {
-  const [family] = (await sql<{ currency: string; today: string; start: string }>(
-    em,
+export async function balanceSheet(target: SqlTarget, familyId: string, period: BalanceSheetPeriod) {
+  const run = sqlOn(target);
+  const [family] = (await run<{ currency: string; today: string; start: string }>(
     `select f.currency::text as currency, to_char(current_date, 'YYYY-MM-DD') as today,
             to_char(case when ?::text is null
                       then coalesce((select min(b.date) from balances b join accounts a on a.id = b.account_id
@@ -71,8 +70,7 @@ export async function balanceSheet(em: EntityManager, familyId: string, period: 
   )) as [{ currency: string; today: string; start: string }];
   const { currency, today, start } = family;
   const dates = seriesDates(period, start, today);
-  const rows = await sql<AccountOnDate>(
-    em,
+  const rows = await run<AccountOnDate>(
     `select to_char(p.date, 'YYYY-MM-DD') as date, a.id, a.name, a.account_type, a.currency::text as currency,
             b.balance::text as balance, b.complete, b.missing_exchange_rates, x.rate::text as rate,
             round_half_even(b.balance * x.rate, currency_minor_digits(?::text))::text as converted
@@ -107,7 +105,7 @@ export async function balanceSheet(em: EntityManager, familyId: string, period: 
   }
   const todays = rows.filter((row) => row.date === today);
   for (const row of todays) for (const rate of row.missing_exchange_rates ?? []) addMissing(missing, rate);
-  const flows = await periodFlows(em, familyId, currency, start, today);
+  const flows = await periodFlows(run, familyId, currency, start, today);
   for (const rate of flows.missing) addMissing(missing, rate);
 
   const money = (units: bigint) => {
@@ -184,9 +182,8 @@ export async function balanceSheet(em: EntityManager, familyId: string, period: 
  * each transaction at its own rate when its account is in the family's currency, else at the rate
  * of its date. Excluded transactions are left out.
  */
-async function periodFlows(em: EntityManager, familyId: string, currency: string, start: string, end: string) {
-  const [row] = (await sql<{ income: string; expenses: string; missing: MissingRate[] }>(
-    em,
+async function periodFlows(run: Sql, familyId: string, currency: string, start: string, end: string) {
+  const [row] = (await run<{ income: string; expenses: string; missing: MissingRate[] }>(
     `with flows as (
        select e.currency::text as code, e.date,
               case when e.currency = ?::text then e.amount

@@ -58,11 +58,11 @@ export async function syncBalances(client: Queryable, accountId: string): Promis
   let start = { cash: toUnits(account.opening_balance), missing: [] as MissingRate[] };
   if (from <= first) from = first;
   else {
-    const [before] = await run<{ cash_balance: string; missing_exchange_rates: MissingRate[] }>(
-      'select cash_balance::text as cash_balance, missing_exchange_rates from balances where account_id = ?::uuid and date = ?::date',
+    const [before] = await run<{ cash_balance: string; carried_missing_rates: MissingRate[] }>(
+      'select cash_balance::text as cash_balance, carried_missing_rates from balances where account_id = ?::uuid and date = ?::date',
       [accountId, addDays(from, -1)],
     );
-    if (before) start = { cash: toUnits(before.cash_balance), missing: before.missing_exchange_rates };
+    if (before) start = { cash: toUnits(before.cash_balance), missing: before.carried_missing_rates };
     else from = first;
   }
   const days = from <= today ? daysBetween(from, today) : [];
@@ -175,23 +175,28 @@ async function storeBalances(
   await runStatement(client, {
     text: `
       with computed as (
-        select * from unnest(?::date[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::boolean[], ?::jsonb[])
-          as r(date, balance, cash_balance, holdings_value, inflows, outflows, complete, missing_exchange_rates)
+        select * from unnest(?::date[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::boolean[],
+                             ?::jsonb[], ?::jsonb[])
+          as r(date, balance, cash_balance, holdings_value, inflows, outflows, complete, missing_exchange_rates,
+               carried_missing_rates)
       ), dropped as (
         delete from balances where account_id = ?::uuid and (date < ?::date or date > ?::date)
       )
       insert into balances (account_id, date, currency, balance, cash_balance, holdings_value, inflows, outflows,
-                            complete, missing_exchange_rates)
-      select ?::uuid, date, ?::text, balance, cash_balance, holdings_value, inflows, outflows, complete, missing_exchange_rates
+                            complete, missing_exchange_rates, carried_missing_rates)
+      select ?::uuid, date, ?::text, balance, cash_balance, holdings_value, inflows, outflows, complete,
+             missing_exchange_rates, carried_missing_rates
         from computed
       on conflict (account_id, date) do update
         set currency = excluded.currency, balance = excluded.balance, cash_balance = excluded.cash_balance,
             holdings_value = excluded.holdings_value, inflows = excluded.inflows, outflows = excluded.outflows,
-            complete = excluded.complete, missing_exchange_rates = excluded.missing_exchange_rates, updated_at = now()
+            complete = excluded.complete, missing_exchange_rates = excluded.missing_exchange_rates,
+            carried_missing_rates = excluded.carried_missing_rates, updated_at = now()
         where (balances.currency, balances.balance, balances.cash_balance, balances.holdings_value, balances.inflows,
-               balances.outflows, balances.complete, balances.missing_exchange_rates)
+               balances.outflows, balances.complete, balances.missing_exchange_rates, balances.carried_missing_rates)
           is distinct from (excluded.currency, excluded.balance, excluded.cash_balance, excluded.holdings_value,
-               excluded.inflows, excluded.outflows, excluded.complete, excluded.missing_exchange_rates)`,
+               excluded.inflows, excluded.outflows, excluded.complete, excluded.missing_exchange_rates,
+               excluded.carried_missing_rates)`,
     params: [
       rows.map((row) => row.date),
       column((row) => row.balance),
@@ -201,6 +206,7 @@ async function storeBalances(
       column((row) => row.outflows),
       rows.map((row) => row.complete),
       rows.map((row) => JSON.stringify(row.missing)),
+      rows.map((row) => JSON.stringify(row.carried)),
       accountId,
       first,
       today,

@@ -55,6 +55,8 @@ export interface DailyBalance {
   outflows: bigint;
   complete: boolean;
   missing: MissingRate[];
+  /** The flows' missing rates the next day starts from. */
+  carried: MissingRate[];
 }
 
 const NO_FLOWS: DayFlows = { inflows: 0n, outflows: 0n, valuation: null, missing: [] };
@@ -98,6 +100,7 @@ export function dailyBalances(
       outflows: day.outflows,
       complete: missing.size === 0,
       missing: [...missing.values()],
+      carried: [...carried.values()],
     };
   });
 }

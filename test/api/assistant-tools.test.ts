@@ -224,23 +224,52 @@ describe('get_spending_by_category', () => {
 });
 
 describe('get_balance_sheet', () => {
-  it('totals assets, liabilities and net worth per currency, without disabled accounts', async () => {
-    const result = await call('get_balance_sheet', {});
-    expect(result.family_currency).toBe('USD');
-    const summary = result.currencies.map((c: any) => ({
-      currency: c.currency,
-      assets: [c.assets.total, c.assets.accounts.map((a: any) => a.name)],
-      liabilities: [c.liabilities.total, c.liabilities.accounts.map((a: any) => a.name)],
-      net_worth: c.net_worth,
-    }));
-    expect(summary).toEqual([
-      { currency: 'EUR', assets: ['460.0000', ['Euro Savings']], liabilities: ['0.0000', []], net_worth: '460.0000' },
-      {
-        currency: 'USD',
-        assets: ['7922.2500', ['Brokerage', 'Everyday Checking']], // 5340 + 2582.25
-        liabilities: ['120.0000', ['Travel Card']],
-        net_worth: '7802.2500',
-      },
+  it("totals assets, liabilities and net worth in the family's currency, naming a missing rate, without disabled accounts", async () => {
+    const summary = (result: any) =>
+      result.groups.map((g: any) => [g.account_type, g.total_cents, g.accounts.map((a: any) => [a.name, a.converted_balance_cents])]); // prettier-ignore
+    const before = await call('get_balance_sheet', {});
+    // 5340 + 2582.25 in USD; the 460 EUR have no rate into USD yet.
+    expect(before).toMatchObject({
+      currency: 'USD',
+      assets: '$7,922.25',
+      assets_cents: 792225,
+      liabilities_cents: 12000,
+      net_worth_cents: 780225,
+      complete: false,
+    });
+    expect(before.missing_exchange_rates.map((m: any) => [m.from, m.to])).toEqual([['EUR', 'USD']]);
+    expect(summary(before)).toEqual([
+      [
+        'depository',
+        258225,
+        [
+          ['Euro Savings', null],
+          ['Everyday Checking', 258225],
+        ],
+      ],
+      ['investment', 534000, [['Brokerage', 534000]]],
+      ['credit_card', 12000, [['Travel Card', 12000]]],
+    ]);
+    await server.query(
+      `insert into exchange_rates (family_id, from_currency, to_currency, date, rate, source)
+       values ($1, 'EUR', 'USD', current_date, 1.1, 'api')`,
+      [household.familyId],
+    );
+    const after = await call('get_balance_sheet', {});
+    // And 460 EUR x 1.1 = 506.
+    expect(after).toMatchObject({
+      assets_cents: 842825,
+      liabilities_cents: 12000,
+      net_worth_cents: 830825,
+      complete: true,
+    });
+    expect(summary(after)[0]).toEqual([
+      'depository',
+      308825,
+      [
+        ['Euro Savings', 50600],
+        ['Everyday Checking', 258225],
+      ],
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHousehold, startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
 import type { TestServer } from '../support/test-server.ts';
+import { expectBalancesFresh } from '../support/fresh-balances.ts';
 
 let server: TestServer;
 let household: TestHousehold;
@@ -155,5 +156,203 @@ describe('transactions in other currencies', () => {
     expect(shown.body.data).toEqual(latest);
     expect((await server.api.call('getBalance', { key: other.readKey, params: { id: latest.id } })).status).toBe(404);
     expect((await balancesOf(other.readKey, checking)).data).toEqual([]);
+  });
+});
+
+describe('exact money', () => {
+  it('refuses amounts finer than the currency minor unit, and an own rate for the account currency', async () => {
+    const checking = await openAccount(household.writeKey, 'Precise');
+    const yen = await openAccount(household.writeKey, 'Yen', { currency: 'JPY' });
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ account_id: checking, amount: 0.005 }, '/body/transaction/amount', 'amount must have at most 2 decimal places: the minor unit of USD'], // prettier-ignore
+      [{ account_id: yen, amount: 10.5 }, '/body/transaction/amount', 'amount must be a whole number: JPY has no minor unit'], // prettier-ignore
+      [{ account_id: checking, amount: 1.2345, currency: 'KWD' }, '/body/transaction/amount', 'amount must have at most 3 decimal places: the minor unit of KWD'], // prettier-ignore
+      [{ account_id: checking, amount: 1, exchange_rate: 1.1 }, '/body/transaction/exchange_rate', "exchange_rate applies only to a transaction in another currency than its account's (USD)"], // prettier-ignore
+    ];
+    for (const [body, path, message] of cases) {
+      const response = await spend(household.writeKey, { date: '2024-05-01', ...body });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual([{ path, message }]);
+    }
+    expect(await server.query('select 1 from entries where account_id = any($1)', [[checking, yen]])).toEqual([]);
+    expect((await spend(household.writeKey, { account_id: checking, date: '2024-05-01', amount: 1.234, currency: 'KWD' })).status).toBe(201); // prettier-ignore
+
+    const valuation = await server.api.call('createValuation', {
+      key: household.writeKey,
+      body: { valuation: { account_id: yen, amount: 1000.5, date: '2024-05-01' } },
+    });
+    expect(valuation.status).toBe(422);
+    expect(valuation.body.errors).toEqual([{ path: '/body/valuation/amount', message: 'amount must be a whole number: JPY has no minor unit' }]); // prettier-ignore
+    const opening = await server.api.call('createAccount', {
+      key: household.writeKey,
+      body: { account: { name: 'Too fine', account_type: 'depository', balance: 10.005 } },
+    });
+    expect(opening.body.errors).toEqual([{ path: '/body/account/balance', message: 'balance must have at most 2 decimal places: the minor unit of USD' }]); // prettier-ignore
+  });
+
+  it('rounds a trade cash amount half to even to the minor unit, and shows it', async () => {
+    const brokerage = await openAccount(household.writeKey, 'Rounding brokerage', { account_type: 'investment' });
+    const trade = async (qty: number, price: number) =>
+      (
+        await server.api.call('createTrade', {
+          key: household.writeKey,
+          body: { trade: { account_id: brokerage, date: '2024-05-01', type: 'buy', qty, price, ticker: 'RND' } },
+        })
+      ).body.data;
+    expect(await trade(1.5, 0.0125)).toMatchObject({ amount: '$0.02', amount_cents: 2 }); // 0.01875 -> 0.02
+    expect(await trade(1, 0.125)).toMatchObject({ amount: '$0.12', amount_cents: 12 }); // a tie goes to the even 0.12
+    expect(await trade(1, 0.135)).toMatchObject({ amount: '$0.14', amount_cents: 14 }); // and to 0.14
+  });
+});
+
+describe('investment value', () => {
+  it('is cash plus holdings at the latest price or trade price, converted at the rate of each day', async () => {
+    const who = await createHousehold(server);
+    const brokerage = await openAccount(who.writeKey, 'Brokerage', { account_type: 'investment' });
+    await rate(who, 'EUR', 'USD', '2024-01-05', '1.1');
+    const buy = (date: string, qty: number, price: number, ticker: string, currency?: string) =>
+      server.api.call('createTrade', {
+        key: who.writeKey,
+        body: { trade: { account_id: brokerage, date, type: 'buy', qty, price, ticker, currency } },
+      });
+    expect((await buy('2024-01-10', 10, 100, 'ABC')).status).toBe(201);
+    expect((await buy('2024-01-10', 5, 20, 'XYZ', 'EUR')).status).toBe(201);
+    const [abc] = await server.query<{ id: string }>("select id from securities where ticker = 'ABC' and family_id = $1", [who.familyId]); // prettier-ignore
+    await server.query(
+      `insert into security_prices (security_id, family_id, date, price, currency) values ($1, $2, '2024-02-01', 120, 'USD')`,
+      [abc!.id, who.familyId],
+    );
+    await server.drainJobs();
+    const days = async (...dates: string[]) => {
+      const { data } = await balancesOf(who.readKey, brokerage, { per_page: 100, start_date: '2024-01-10', end_date: '2024-02-01' }); // prettier-ignore
+      return data
+        .filter((b: any) => dates.includes(b.date))
+        .map((b: any) => [
+          b.date,
+          b.balance_cents,
+          b.cash_balance_cents,
+          b.holdings_value_cents,
+          b.missing_exchange_rates,
+        ]);
+    };
+    // Cash paid 1000 + 100 EUR x 1.1 = 1110; holdings 10 x 100 + 5 x 20 EUR x 1.1 while the rate of 01-05
+    // is at most 14 days old; after that the EUR holding is named, not guessed.
+    expect(await days('2024-01-10', '2024-01-19', '2024-01-20', '2024-02-01')).toEqual([
+      ['2024-02-01', -111000 + 120000, -111000, 120000, [{ from: 'EUR', to: 'USD', date: '2024-02-01' }]],
+      ['2024-01-20', -111000 + 100000, -111000, 100000, [{ from: 'EUR', to: 'USD', date: '2024-01-20' }]],
+      ['2024-01-19', 0, -111000, 111000, []],
+      ['2024-01-10', 0, -111000, 111000, []],
+    ]);
+    await rate(who, 'USD', 'EUR', today, '0.8');
+    await server.drainJobs();
+    // Today: 10 x 120 + 5 x 20 / 0.8 = 1200 + 125.
+    expect(await account(who.readKey, brokerage)).toMatchObject({
+      cash_balance_cents: -111000,
+      holdings_value_cents: 132500,
+      balance_cents: 21500,
+      balance_complete: true,
+    });
+  });
+});
+
+describe('net worth', () => {
+  it('converts into the family currency per date, names what it cannot, and sums the flows', async () => {
+    const who = await createHousehold(server);
+    const checking = await openAccount(who.writeKey, 'Checking', { balance: 2000 });
+    const savings = await openAccount(who.writeKey, 'Savings', { currency: 'EUR', balance: 1000 });
+    const card = await openAccount(who.writeKey, 'Card', { account_type: 'credit_card' });
+    await spend(who.writeKey, { account_id: checking, date: daysFromToday(-10), amount: 500, nature: 'income' });
+    await spend(who.writeKey, { account_id: savings, date: daysFromToday(-10), amount: 100, nature: 'income' });
+    await spend(who.writeKey, { account_id: card, date: daysFromToday(-5), amount: 150 });
+    await rate(who, 'EUR', 'USD', daysFromToday(-3), '1.1');
+    await server.drainJobs();
+    const sheet = (await server.api.call('getBalanceSheet', { key: who.readKey, query: {} })).body.data;
+    // Assets 2500 + 1100 EUR x 1.1 = 3710; owed 150.
+    expect(sheet).toMatchObject({
+      currency: 'USD',
+      period: '1M',
+      end_date: today,
+      assets_cents: 371000,
+      liabilities_cents: 15000,
+      net_worth_cents: 356000,
+      net_worth: '$3,560.00',
+      complete: true,
+      missing_exchange_rates: [{ from: 'EUR', to: 'USD', date: daysFromToday(-10) }],
+      flows: { income_cents: 50000, expenses_cents: 15000, complete: false },
+    });
+    expect(
+      sheet.groups.map((g: any) => [
+        g.account_type,
+        g.total_cents,
+        g.accounts.map((a: any) => [a.name, a.balance_cents, a.exchange_rate, a.converted_balance_cents]),
+      ]),
+    ).toEqual([
+      // prettier-ignore
+      ['depository', 371000, [['Checking', 250000, null, 250000], ['Savings', 110000, '1.1', 121000]]],
+      ['credit_card', 15000, [['Card', 15000, null, 15000]]],
+    ]);
+    const point = (days: number) => sheet.series.find((p: any) => p.date === daysFromToday(days));
+    expect(sheet.series.at(-1)).toEqual({ date: today, net_worth: 356000, assets: 371000, liabilities: 15000, complete: true }); // prettier-ignore
+    expect(point(-3)).toEqual({ date: daysFromToday(-3), net_worth: 356000, assets: 371000, liabilities: 15000, complete: true }); // prettier-ignore
+    // Before the rate the savings are left out; before its first entry the card owed nothing.
+    expect(point(-4)).toMatchObject({ assets: 250000, liabilities: 15000, complete: false });
+    expect(point(-6)).toMatchObject({ assets: 250000, liabilities: 0, complete: false });
+    expect(sheet.series[0].date).toBe(sheet.start_date);
+    expect(point(-11)).toMatchObject({ assets: 0, liabilities: 0, complete: true });
+
+    const year = (await server.api.call('getBalanceSheet', { key: who.readKey, query: { period: '1Y' } })).body.data;
+    expect(year.series.at(-1).date).toBe(today);
+    expect(year.series.at(-2).date).toBe(daysFromToday(-7));
+    const bad = await server.api.call('getBalanceSheet', { key: who.readKey, query: { period: '2W' } as any });
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe('the account sync', () => {
+  it('rewrites only the days from a past write on, and ends equal to a sync from scratch', async () => {
+    const who = await createHousehold(server);
+    const checking = await openAccount(who.writeKey, 'History', { balance: 100 });
+    await spend(who.writeKey, { account_id: checking, date: '2023-01-01', amount: 10 });
+    await server.drainJobs();
+    const stamps = async () =>
+      new Map(
+        (
+          await server.query<{ date: string; updated_at: Date }>(
+            "select to_char(date, 'YYYY-MM-DD') as date, updated_at from balances where account_id = $1",
+            [checking],
+          )
+        ).map((row) => [row.date, row.updated_at.getTime()]),
+      );
+    const before = await stamps();
+    await spend(who.writeKey, { account_id: checking, date: '2024-06-01', amount: 5 });
+    await server.drainJobs();
+    const after = await stamps();
+    const changed = [...after].filter(([date, stamp]) => before.get(date) !== stamp).map(([date]) => date);
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.every((date) => date >= '2024-06-01')).toBe(true);
+    expect(changed).toContain('2024-06-01');
+  });
+});
+
+describe('concurrent writes during syncs', () => {
+  it('end with every daily balance equal to a recomputation from scratch', async () => {
+    const who = await createHousehold(server);
+    const accounts = [
+      await openAccount(who.writeKey, 'A', { balance: 100 }),
+      await openAccount(who.writeKey, 'B', { currency: 'EUR' }),
+    ];
+    await rate(who, 'EUR', 'USD', '2024-01-01', '1.05');
+    const writes = Array.from({ length: 24 }, (_, i) =>
+      spend(who.writeKey, {
+        account_id: accounts[i % 2],
+        date: `2024-0${1 + (i % 6)}-${10 + (i % 9)}`,
+        amount: 1 + i,
+        currency: i % 3 === 0 ? 'EUR' : undefined,
+      }),
+    );
+    // Syncs run while the writes land, each write marking its own date.
+    const [responses] = await Promise.all([Promise.all(writes), server.drainJobs(), server.drainJobs()]);
+    expect(responses.map((response) => response.status)).toEqual(Array(24).fill(201));
+    await expectBalancesFresh(server);
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { TestServer } from './test-server.ts';
 
 const ROW = `account_id, to_char(date, 'YYYY-MM-DD') as date, currency, balance::text, cash_balance::text,
-  holdings_value::text, inflows::text, outflows::text, complete, missing_exchange_rates`;
+  holdings_value::text, inflows::text, outflows::text, complete, missing_exchange_rates, carried_missing_rates`;
 
 /**
  * Every stored daily balance (and every account's figures) equals a recomputation from scratch:
