@@ -150,6 +150,19 @@ const figures = async (id: string) => {
   return [data.balance_cents, data.cash_balance_cents, data.holdings_value_cents] as [number, number, number];
 };
 
+describe('TransactionImport money', () => {
+  it("fails naming the row whose amount is finer than its currency's minor unit, writing nothing", async () => {
+    await openAccount('Yen wallet', 'depository', { currency: 'JPY' });
+    const content = csv([
+      ['date', 'amount', 'name', 'account', 'currency'],
+      ['2024-04-01', '12.50', 'Lunch', 'Girokonto', ''],
+      ['2024-04-01', '1.234', 'Fils', 'Girokonto', 'KWD'],
+      ['2024-04-02', '980.5', 'Ramen', 'Yen wallet', ''],
+    ]);
+    await expectFailure('TransactionImport', content, 'Row 3: amount must be a whole number: JPY has no minor unit');
+  });
+});
+
 describe('TradeImport', () => {
   let first: string;
 
