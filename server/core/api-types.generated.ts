@@ -1768,6 +1768,12 @@ export interface components {
             /** @description Money out during the day (transactions and purchases), positive. */
             outflows: components["schemas"]["FormattedMoney"];
             outflows_cents: number;
+            /** @description Income of the day: money in by transactions, without transfers between the family's own accounts, trades, valuations or excluded entries. */
+            income: components["schemas"]["FormattedMoney"];
+            income_cents: number;
+            /** @description Expenses of the day, counted like `income`. */
+            expenses: components["schemas"]["FormattedMoney"];
+            expenses_cents: number;
             /** @description False when amounts counted by this day could not be converted into the account's currency; `missing_exchange_rates` names the rates. */
             complete: boolean;
             missing_exchange_rates: components["schemas"]["MissingExchangeRate"][];
@@ -5043,6 +5049,10 @@ export interface operations {
                      *           "inflows_cents": 0,
                      *           "outflows": "$12.50",
                      *           "outflows_cents": 1250,
+                     *           "income": "$0.00",
+                     *           "income_cents": 0,
+                     *           "expenses": "$12.50",
+                     *           "expenses_cents": 1250,
                      *           "complete": true,
                      *           "missing_exchange_rates": [],
                      *           "created_at": "2024-03-28T23:05:00Z",
@@ -5114,6 +5124,10 @@ export interface operations {
                      *         "inflows_cents": 0,
                      *         "outflows": "$12.50",
                      *         "outflows_cents": 1250,
+                     *         "income": "$0.00",
+                     *         "income_cents": 0,
+                     *         "expenses": "$12.50",
+                     *         "expenses_cents": 1250,
                      *         "complete": true,
                      *         "missing_exchange_rates": [],
                      *         "created_at": "2024-03-28T23:05:00Z",
