@@ -1772,7 +1772,7 @@ export interface components {
         };
         /** @description Price of one unit in major units of `currency`, sent as a JSON number or as a decimal string (for example `251.1` or `"251.10"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 4 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
         SecurityPriceValue: number | string;
-        /** @description Body for storing market prices of securities for the family: 1 to 1,000 prices, each replacing the family's own price of the same security and date. Each names its security by `security_id` or by `ticker` (exactly one of them). When the body names one security and date more than once, the last one counts. */
+        /** @description Body for storing market prices of securities for the family: 1 to 1,000 prices, each replacing the family's own price of the same security and date. Each names its security by `security_id` or by `ticker` (one is required; when both are sent, `security_id` counts, as in a trade). When the body names one security and date more than once, the last one counts. */
         SecurityPricesUpsertRequest: {
             security_prices: ({
                 /**

@@ -32,7 +32,8 @@ function priceInput(value: number | string, path: string): string {
 
 /**
  * The security each item names, found among those the family sees (shared ones and its own): by
- * id, or by ticker in any case, a shared security before the family's own (as a trade picks it).
+ * id (which counts when both are sent), or by ticker in any case, a shared security before the
+ * family's own (as a trade picks them).
  * Null where none is visible: another family's security is answered like one that does not exist.
  */
 async function securitiesOf(tx: EntityManager, familyId: string, items: readonly PriceItem[]) {
@@ -47,8 +48,8 @@ async function securitiesOf(tx: EntityManager, familyId: string, items: readonly
       order by i.n`,
     [
       items.map((_, index) => index),
-      items.map((item) => ('security_id' in item ? item.security_id : null)),
-      items.map((item) => ('ticker' in item && item.ticker ? item.ticker.trim().toUpperCase() : null)),
+      items.map((item) => item.security_id ?? null),
+      items.map((item) => item.ticker?.trim().toUpperCase() ?? null),
       familyId,
     ],
   );
