@@ -29,10 +29,16 @@ export async function accountPositions(
     text: "select to_char(current_date, 'YYYY-MM-DD') as today",
     params: [],
   })) as [{ today: string }];
+  // The prices the account's family sees: its own and shared market data, its own winning on a day
+  // that has both. Another family's prices are theirs alone (POST /security_prices writes them).
   const prices = await run<{ security_id: string; date: string; price: string }>({
-    text: `select security_id, to_char(date, 'YYYY-MM-DD') as date, price::text as price
-             from security_prices where security_id = any(?::uuid[]) and date <= ?::date`,
-    params: [securityIds, options.today ?? today],
+    text: `select distinct on (p.security_id, p.date) p.security_id, to_char(p.date, 'YYYY-MM-DD') as date,
+                  p.price::text as price
+             from security_prices p
+            where p.security_id = any(?::uuid[]) and p.date <= ?::date
+              and (p.family_id is null or p.family_id = (select a.family_id from accounts a where a.id = ?::uuid))
+            order by p.security_id, p.date, p.family_id nulls last`,
+    params: [securityIds, options.today ?? today, accountId],
   });
   return positions(
     trades.map((trade) => ({

@@ -203,4 +203,17 @@ describe('family scope and the accounts prices move', () => {
     ]);
     expect(jobs).toEqual([{ key: `account_sync:${theirBrokerage}` }]);
   });
+
+  it('values each family`s holdings at the prices it sees: its own over shared ones, never another family`s', async () => {
+    await server.drainJobs();
+    const [now] = await server.query<{ today: string }>("select to_char(current_date, 'YYYY-MM-DD') as today");
+    const today = now!.today;
+    const priceOn = async (key: string) => {
+      const listed = await server.api.call('listHoldings', { key, query: { security_id: shared, date: today } });
+      return listed.body.data.map((holding: { price: string }) => holding.price);
+    };
+    // Ours: our own 2026-03-05 price is our latest; theirs: their own of 2026-03-20.
+    expect(await priceOn(household.readKey)).toEqual(['$305.00']);
+    expect(await priceOn(other.readKey)).toEqual(['$999.00']);
+  });
 });
