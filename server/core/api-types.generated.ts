@@ -1881,7 +1881,7 @@ export interface components {
             price_col_label?: string;
             /** @description Header of the account type column (AccountImport). */
             entity_type_col_label?: string;
-            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
+            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. Without one, dates are `%Y-%m-%d` (ExternalImport `%m/%d/%Y`; ExchangeRateImport `%Y-%m-%d` or `%d %B %Y`, the ECB's two files). */
             date_format?: string;
             number_format?: components["schemas"]["NumberFormat"];
             signage_convention?: components["schemas"]["SignageConvention"];
@@ -1995,7 +1995,7 @@ export interface components {
             price_col_label?: string;
             /** @description Header of the account type column (AccountImport). */
             entity_type_col_label?: string;
-            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
+            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. Without one, dates are `%Y-%m-%d` (ExternalImport `%m/%d/%Y`; ExchangeRateImport `%Y-%m-%d` or `%d %B %Y`, the ECB's two files). */
             date_format?: string;
             number_format?: components["schemas"]["NumberFormat"];
             signage_convention?: components["schemas"]["SignageConvention"];
