@@ -49,10 +49,10 @@ export interface TypeSpec {
   /** Date formats tried in turn when the configuration sets none (one publisher, two files). */
   dateFormats?: string[];
   /**
-   * A header without the type's own value columns may instead have one column per currency (the
-   * ECB layout): each cell is then a value of that column's currency.
+   * Columns a header may have none of, and instead one column per currency (the ECB layout): each
+   * cell is then a value in that column's currency. A header with some of them needs all.
    */
-  currencyColumns?: boolean;
+  currencyColumns?: FieldKey[];
 }
 
 const column = (key: FieldKey, headers: string[], required = false, label?: LabelKey): ColumnSpec => ({
@@ -143,7 +143,7 @@ export const TYPE_SPECS: Record<ImportType, TypeSpec> = {
     intoAccount: false,
     // The ECB's historical file writes 2026-11-27, its daily file 27 November 2026.
     dateFormats: ['%Y-%m-%d', '%d %B %Y'],
-    currencyColumns: true,
+    currencyColumns: ['from', 'to', 'rate'],
     columns: [date, column('from', ['from']), column('to', ['to']), column('rate', ['rate'])],
   },
 };

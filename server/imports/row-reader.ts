@@ -1,5 +1,5 @@
 import type { ImportConfiguration, ImportType } from './import-configuration.ts';
-import { DEFAULT_FORMATS, TYPE_SPECS, type FieldKey } from './import-types.ts';
+import { DEFAULT_FORMATS, TYPE_SPECS } from './import-types.ts';
 import { csvRecords, CsvSyntaxError } from './parsing/csv-rows.ts';
 import { compileDateFormat, type DateReader } from './parsing/date-format.ts';
 import { columnIndex, duplicateHeaders } from './parsing/headers.ts';
@@ -105,15 +105,12 @@ interface Column {
   currency?: true;
 }
 
-/** The value columns a header without which may have a column per currency instead (TypeSpec.currencyColumns). */
-const VALUE_KEYS: readonly FieldKey[] = ['from', 'to', 'rate'];
-
 /**
- * The ECB layout: besides the columns found, every non-blank header is a three-letter currency
- * code. Codes outside the accepted ISO 4217 list (currencies withdrawn since, such as CYP in the
- * ECB's historical file) are not read.
+ * The ECB layout: instead of the columns `instead`, every non-blank header but those found is a
+ * three-letter currency code. Codes outside the accepted ISO 4217 list (currencies withdrawn
+ * since, such as CYP in the ECB's historical file) are not read.
  */
-function currencyColumns(headers: string[], found: Column[]): Column[] {
+function currencyColumns(headers: string[], found: Column[], instead: string[]): Column[] {
   const taken = new Set(found.map((column) => column.index));
   const others = headers.flatMap((header, index) =>
     taken.has(index) || header.trim() === '' ? [] : [{ key: header.trim().toUpperCase(), index }],
@@ -121,7 +118,7 @@ function currencyColumns(headers: string[], found: Column[]): Column[] {
   const strangers = others.filter((column) => !/^[A-Z]{3}$/.test(column.key)).map((column) => `'${column.key}'`);
   if (strangers.length || others.length === 0) {
     throw new ImportFileProblem(
-      `the header needs the columns 'date', 'from', 'to' and 'rate', or 'date' and one column per currency code${strangers.length ? ` (not codes: ${strangers.join(', ')})` : ''}`,
+      `the header needs the columns ${instead.map((key) => `'${key}'`).join(', ')} or one column per currency code${strangers.length ? ` (not codes: ${strangers.join(', ')})` : ''}`,
     );
   }
   return [
@@ -153,10 +150,9 @@ function resolveColumns(context: ReadContext, headers: string[]): Column[] {
     throw new ImportFileProblem(`the header has no column ${missing.map((label) => `'${label}'`).join(', ')}`);
   }
   if (spec.currencyColumns) {
-    const values = VALUE_KEYS.filter((key) => resolved.some((column) => column.key === key));
-    if (values.length === 0) return currencyColumns(headers, resolved);
-    if (values.length < VALUE_KEYS.length) {
-      const absent = VALUE_KEYS.filter((key) => !values.includes(key));
+    const absent = spec.currencyColumns.filter((key) => !resolved.some((column) => column.key === key));
+    if (absent.length === spec.currencyColumns.length) return currencyColumns(headers, resolved, spec.currencyColumns);
+    if (absent.length) {
       throw new ImportFileProblem(`the header has no column ${absent.map((key) => `'${key}'`).join(', ')}`);
     }
   }

@@ -251,7 +251,10 @@ function exchangeRates(reading: RowReading): Record<string, unknown> {
     const rates = quoted.flatMap((code) => {
       const cell = reading.cells.get(code);
       if (cell === undefined || cell === '' || cell.toUpperCase() === 'N/A') return [];
-      if (code === 'EUR') return reading.problem(code, SAME_CURRENCY) ?? [];
+      if (code === 'EUR') {
+        reading.problem(code, SAME_CURRENCY);
+        return [];
+      }
       const value = rate(code);
       return value === undefined ? [] : [{ from: 'EUR', to: code, rate: value }];
     });
