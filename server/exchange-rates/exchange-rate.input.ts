@@ -1,3 +1,4 @@
+import type { components } from '../core/api-types.generated.ts';
 import { ProblemList } from '../core/errors.ts';
 import { currencyProblem } from '../core/money/currency-check.ts';
 import { decimalInput } from '../core/money/decimal-input.ts';
@@ -5,12 +6,7 @@ import { decimalInput } from '../core/money/decimal-input.ts';
 /** What a rate keeps: `numeric(22,12)`, above 0, at most 10^9 (migration 20261129000000). */
 export const RATE_RULE = { scale: 12, max: '1000000000' } as const;
 
-export interface RateItem {
-  from: string;
-  to: string;
-  date: string;
-  rate: number | string;
-}
+export type RateItem = components['schemas']['ExchangeRatesUpsertRequest']['exchange_rates'][number];
 
 /** A rate read exactly, one per from/to/date. */
 export interface ExactRate {
@@ -24,7 +20,7 @@ export interface ExactRate {
 export const SAME_CURRENCY = 'from and to must be different currencies';
 
 /** A rate's value as exact decimal text, or a 422 at `path` (places, sign and size of a string). */
-export function rateInput(value: number | string, path: string): string {
+function rateInput(value: number | string, path: string): string {
   return decimalInput(value, {
     path,
     label: 'rate',
@@ -36,8 +32,7 @@ export function rateInput(value: number | string, path: string): string {
 
 /**
  * The rates of a request, checked all at once (every problem at its pointer, nothing written on
- * any), one per from/to/date with the last one sent winning (a later item restates the earlier),
- * sorted by (from, to, date): the order the upsert locks rows in.
+ * any), one per from/to/date with the last one sent winning (a later item restates the earlier).
  */
 export function readRates(items: readonly RateItem[]): ExactRate[] {
   const problems = new ProblemList();
@@ -52,13 +47,8 @@ export function readRates(items: readonly RateItem[]): ExactRate[] {
     const rate = problems.take(() => rateInput(item.rate, `${at}/rate`));
     if (rate === undefined) return;
     const key = `${item.from}/${item.to}/${item.date}`;
-    byKey.delete(key);
     byKey.set(key, { from: item.from, to: item.to, date: item.date, rate });
   });
   problems.throwIfAny();
-  return [...byKey.values()].sort((a, b) => compare(a.from, b.from) || compare(a.to, b.to) || compare(a.date, b.date));
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return [...byKey.values()];
 }

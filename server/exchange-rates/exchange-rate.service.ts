@@ -19,14 +19,13 @@ export async function storeRates(
     const counts = await upsertRates(sqlOn(tx), {
       familyId,
       rates: {
-        text: `select * from unnest(?::text[], ?::text[], ?::date[], ?::numeric[], ?::text[])
-                 as r(from_currency, to_currency, date, rate, source)`,
+        text: `select r.*, 'api' as source
+                 from unnest(?::text[], ?::text[], ?::date[], ?::numeric[]) as r(from_currency, to_currency, date, rate)`,
         params: [
           rates.map((rate) => rate.from),
           rates.map((rate) => rate.to),
           rates.map((rate) => rate.date),
           rates.map((rate) => rate.rate),
-          rates.map(() => 'api'),
         ],
       },
     });

@@ -2,7 +2,7 @@ import type { components } from '../core/api-types.generated.ts';
 import type { Sql, Statement } from '../core/sql.ts';
 
 /** Where a rate came from: a request, or an ExchangeRateImport of the ECB's file or of plain rows. */
-export type RateSource = 'api' | 'ecb' | 'csv';
+export type RateSource = components['schemas']['ExchangeRate']['source'];
 
 /** How many records a write created and how many it replaced. */
 export type UpsertCounts = components['schemas']['UpsertCounts']['data'];

@@ -80,29 +80,22 @@ export async function storePrices(
     items.forEach((item, index) => {
       const securityId = securities[index];
       if (!securityId) {
-        problems.add(
-          `/security_prices/${index}/${'security_id' in item ? 'security_id' : 'ticker'}`,
-          'Security not found',
-        );
+        problems.add(`/security_prices/${index}/${item.security_id ? 'security_id' : 'ticker'}`, 'Security not found');
         return;
       }
       const price = values[index];
       if (price === undefined) return;
-      const key = `${securityId}/${item.date}`;
-      byKey.delete(key);
-      byKey.set(key, { securityId, date: item.date, price, currency: item.currency });
+      byKey.set(`${securityId}/${item.date}`, { securityId, date: item.date, price, currency: item.currency });
     });
     problems.throwIfAny();
-    const prices = [...byKey.values()].sort((a, b) =>
-      a.securityId === b.securityId ? (a.date < b.date ? -1 : 1) : a.securityId < b.securityId ? -1 : 1,
-    );
+    const prices = [...byKey.values()];
     const [counts] = await sql<UpsertCounts>(
       tx,
       `with written as (
          insert into security_prices (security_id, date, price, currency, family_id)
          select p.security_id, p.date, p.price, p.currency, ?::uuid
-           from unnest(?::uuid[], ?::date[], ?::numeric[], ?::text[]) with ordinality as p(security_id, date, price, currency, n)
-          order by p.n
+           from unnest(?::uuid[], ?::date[], ?::numeric[], ?::text[]) as p(security_id, date, price, currency)
+          order by p.security_id, p.date
          on conflict (security_id, date, coalesce(family_id, '00000000-0000-0000-0000-000000000000')) do update
            set price = excluded.price, currency = excluded.currency, updated_at = now()
          returning (xmax = 0) as created
