@@ -15,6 +15,7 @@ import { Migration20261127000000_chats } from './migrations/Migration20261127000
 import { Migration20261128000000_transaction_search } from './migrations/Migration20261128000000_transaction_search.ts';
 import { Migration20261128010000_credential_notifications } from './migrations/Migration20261128010000_credential_notifications.ts';
 import { Migration20261129000000_money } from './migrations/Migration20261129000000_money.ts';
+import { Migration20261129010000_exchange_rate_imports } from './migrations/Migration20261129010000_exchange_rate_imports.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -38,6 +39,7 @@ const migrations = [
     class: Migration20261128010000_credential_notifications,
   },
   { name: 'Migration20261129000000_money', class: Migration20261129000000_money },
+  { name: 'Migration20261129010000_exchange_rate_imports', class: Migration20261129010000_exchange_rate_imports },
 ];
 
 /** ORM options for a database URL. */

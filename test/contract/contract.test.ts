@@ -59,6 +59,10 @@ const REQUIRED_OPERATIONS = [
   'DELETE /api/v1/tags/{id}',
   'GET /api/v1/securities',
   'GET /api/v1/securities/{id}',
+  'GET /api/v1/exchange_rates',
+  'POST /api/v1/exchange_rates',
+  'GET /api/v1/security_prices',
+  'POST /api/v1/security_prices',
 ];
 
 describe('the contract', () => {
