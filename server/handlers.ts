@@ -8,6 +8,7 @@ import { securitiesHandlers } from './securities/securities.handlers.ts';
 import { tagsHandlers } from './tags/tags.handlers.ts';
 import { tradesHandlers } from './trades/trades.handlers.ts';
 import { transactionsHandlers } from './transactions/transactions.handlers.ts';
+import { transfersHandlers } from './transfers/transfers.handlers.ts';
 import { valuationsHandlers } from './valuations/valuations.handlers.ts';
 
 /**
@@ -22,6 +23,7 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...tagsHandlers,
   ...securitiesHandlers,
   ...transactionsHandlers,
+  ...transfersHandlers,
   ...valuationsHandlers,
   ...tradesHandlers,
   ...holdingsHandlers,

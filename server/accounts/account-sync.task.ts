@@ -1,5 +1,6 @@
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction, sqlOn } from '../core/sql.ts';
+import { queueTransferSuggestion } from '../transfers/transfer-suggest.task.ts';
 import { syncAccount, syncHoldings } from './account-sync.ts';
 
 /**
@@ -24,6 +25,7 @@ export const accountSyncTask = defineTask(
         await inTransaction(client, async () => {
           await syncAccount(client, accountId);
           await syncHoldings(client, accountId);
+          await queueTransferSuggestion(client, accountId);
         });
       } catch (error) {
         // Visible, not silent: the account says its balance is stale until a sync succeeds.

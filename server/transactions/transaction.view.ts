@@ -2,6 +2,7 @@ import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
 import { absolute, formatMoney, toMinorUnits } from '../core/money/money.ts';
 import { classify } from '../core/money/signed-amount.ts';
+import { transactionTransferView, type TransferMemberRow } from '../transfers/transfer-membership.ts';
 
 /** A transaction as read by the transaction queries: entry, details and what they point at. */
 export interface TransactionRow {
@@ -23,6 +24,8 @@ export interface TransactionRow {
   merchant_id: string | null;
   merchant_name: string | null;
   tags: { id: string; name: string; color: string }[];
+  /** The confirmed transfer it is in, or null. */
+  transfer: TransferMemberRow | null;
 }
 
 /** The API's transaction object. */
@@ -38,7 +41,8 @@ export function transactionView(row: TransactionRow) {
     currency: row.currency,
     name: row.name,
     notes: row.notes,
-    classification: classify(row.amount),
+    classification: row.transfer ? ('transfer' as const) : classify(row.amount),
+    transfer: transactionTransferView(row.transfer),
     account: { id: row.account_id, name: row.account_name, account_type: row.account_type },
     category: row.category_id
       ? { id: row.category_id, name: row.category_name!, color: row.category_color!, icon: row.category_icon }

@@ -59,6 +59,12 @@ const REQUIRED_OPERATIONS = [
   'DELETE /api/v1/tags/{id}',
   'GET /api/v1/securities',
   'GET /api/v1/securities/{id}',
+  'GET /api/v1/transfers',
+  'POST /api/v1/transfers',
+  'GET /api/v1/transfers/{id}',
+  'DELETE /api/v1/transfers/{id}',
+  'POST /api/v1/transfers/{id}/confirm',
+  'POST /api/v1/transfers/{id}/reject',
 ];
 
 describe('the contract', () => {
