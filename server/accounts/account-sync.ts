@@ -1,7 +1,7 @@
 import { jobCall, queueJob, type QueueOptions } from '../core/job-queue.ts';
 import { accountClassification } from './account.view.ts';
 import type { AccountType } from './account.entity.ts';
-import { runStatement, type Queryable, type SqlTarget, type Statement } from '../core/sql.ts';
+import { runStatement, sqlOn, type Queryable, type SqlTarget, type Statement } from '../core/sql.ts';
 import { accountPositions } from '../holdings/account-positions.ts';
 
 declare module '../core/job-queue.ts' {
@@ -101,4 +101,17 @@ export async function syncHoldings(client: Queryable, accountId: string): Promis
     ],
   });
   return rows.length;
+}
+
+/**
+ * Queues the sync of every account of the family whose balances a change marked stale (the
+ * database marks them: migration 20261129000000), e.g. after exchange rates or prices were posted.
+ */
+export async function queueStaleSyncs(target: SqlTarget, familyId: string): Promise<number> {
+  const stale = await sqlOn(target)<{ id: string }>(
+    'select id from accounts where family_id = ?::uuid and balances_stale_from is not null order by id',
+    [familyId],
+  );
+  for (const { id } of stale) await queueAccountSync(target, id);
+  return stale.length;
 }

@@ -14,6 +14,7 @@ import { Migration20261126010000_imports } from './migrations/Migration202611260
 import { Migration20261127000000_chats } from './migrations/Migration20261127000000_chats.ts';
 import { Migration20261128000000_transaction_search } from './migrations/Migration20261128000000_transaction_search.ts';
 import { Migration20261128010000_credential_notifications } from './migrations/Migration20261128010000_credential_notifications.ts';
+import { Migration20261129000000_money } from './migrations/Migration20261129000000_money.ts';
 import { Migration20261129010000_transfers } from './migrations/Migration20261129010000_transfers.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
@@ -37,6 +38,7 @@ const migrations = [
     name: 'Migration20261128010000_credential_notifications',
     class: Migration20261128010000_credential_notifications,
   },
+  { name: 'Migration20261129000000_money', class: Migration20261129000000_money },
   { name: 'Migration20261129010000_transfers', class: Migration20261129010000_transfers },
 ];
 

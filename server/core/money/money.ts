@@ -6,29 +6,27 @@ import currencyCodes from '../../../openapi/components/schemas/CurrencyCode.json
  */
 
 import { decimalText, exactDecimal } from './exact-decimal.ts';
+import { minorDigits } from './minor-units.ts';
+
+export { minorDigits };
 
 const SCALE = 4; // decimal places stored
 const formatters = new Map<string, Intl.NumberFormat>();
-const digits = new Map<string, number>();
 
+/** The display format of a currency, showing exactly its ISO 4217 minor unit (whatever the locale data says). */
 function formatter(currency: string): Intl.NumberFormat {
   let format = formatters.get(currency);
   if (!format) {
-    format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+    const digits = minorDigits(currency);
+    format = new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
     formatters.set(currency, format);
   }
   return format;
-}
-
-/** Decimal places of a currency's minor unit: USD 2, JPY 0, BHD 3. */
-export function minorDigits(currency: string): number {
-  let places = digits.get(currency);
-  if (places === undefined) {
-    // resolvedOptions() builds a new object per call: too slow for every amount of every page.
-    places = formatter(currency).resolvedOptions().maximumFractionDigits ?? 2;
-    digits.set(currency, places);
-  }
-  return places;
 }
 
 /**
