@@ -38,12 +38,12 @@ export function transferNames(
 export const MAX_DAYS_APART = 4;
 
 /**
- * SQL: the rate converting an amount in currency `from` into currency `to` on `date` (SQL
- * expressions), null when none is known. Same currency: 1. The stored rates are not here yet, so
- * another currency has no rate.
+ * SQL: the family's rate converting an amount in currency `from` into currency `to` on `date` (SQL
+ * expressions), null when none is known; same currency 1. The one rate rule is the database's
+ * `exchange_rate_on` (migration Migration20261129000000_money): nothing is guessed.
  */
-export function rateSql(from: string, to: string, date: string): string {
-  return `(case when ${from} = ${to} then 1::numeric end)`;
+export function rateSql(family: string, from: string, to: string, date: string): string {
+  return `exchange_rate_on(${family}, ${from}, ${to}, ${date})`;
 }
 
 /** The checks a pair of transactions must pass to be one transfer, and what each says when it fails. */
@@ -64,7 +64,7 @@ export type LinkCheck = keyof typeof LINK_CHECKS;
  * date's rate within 1% (of the converted outflow) of the inflow; null when no rate is known.
  */
 export function linkChecks(o: string, i: string): Record<LinkCheck, string> {
-  const rate = rateSql(`${o}.currency`, `${i}.currency`, `${o}.date`);
+  const rate = rateSql(`${o}.family_id`, `${o}.currency`, `${i}.currency`, `${o}.date`);
   return {
     different_accounts: `${o}.account_id <> ${i}.account_id`,
     is_outflow: `${o}.amount > 0`,

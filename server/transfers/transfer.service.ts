@@ -72,13 +72,17 @@ function missingRate(from: string, to: string, date: string): string {
   return `no exchange rate from ${from} to ${to} on ${date}`;
 }
 
-/** `amount` in `from` converted into `to` at the rate of `date`, rounded to `to`'s minor unit; null without a rate. */
-async function converted(tx: EntityManager, amount: string, from: string, to: string, date: string) {
+/**
+ * `amount` in `from` converted into `to` at the family's rate of `date`, rounded half to even to
+ * `to`'s minor unit (as every converted amount is); null when no rate is known.
+ */
+async function converted(tx: EntityManager, familyId: string, amount: string, from: string, to: string, date: string) {
+  const rate = rateSql('v.family_id', 'v.from_currency', 'v.to_currency', 'v.on_date');
   const [row] = await sql<{ amount: string | null }>(
     tx,
-    `select round(v.amount * ${rateSql('v.from_currency', 'v.to_currency', 'v.on_date')}, v.places)::text as amount
-     from (values (?::numeric, ?::text, ?::text, ?::date, ?::int)) v(amount, from_currency, to_currency, on_date, places)`,
-    [amount, from, to, date, minorDigits(to)],
+    `select round_half_even(v.amount * ${rate}, currency_minor_digits(v.to_currency))::text as amount
+     from (values (?::uuid, ?::numeric, ?::text, ?::text, ?::date)) v(family_id, amount, from_currency, to_currency, on_date)`,
+    [familyId, amount, from, to, date],
   );
   return row?.amount ?? null;
 }
@@ -140,7 +144,7 @@ export async function createTransfer(em: EntityManager, familyId: string, input:
         );
       }
     } else {
-      toAmount = await converted(tx, amount, from.currency, to.currency, input.date);
+      toAmount = await converted(tx, familyId, amount, from.currency, to.currency, input.date);
       if (toAmount === null) {
         throw ValidationFailed.at(`${BODY}/to_amount`, missingRate(from.currency, to.currency, input.date));
       }

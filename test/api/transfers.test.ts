@@ -26,8 +26,8 @@ async function account(key: string, name: string, account_type: string, balance 
 }
 
 /** A transaction of the household: `amount` above zero is money out, below zero money in. */
-async function transaction(account_id: string, date: string, amount: number, name: string): Promise<string> {
-  return (await createTransaction(server, household.writeKey, { account_id, date, amount, name })).id;
+async function transaction(account_id: string, date: string, amount: number, name: string, currency?: string) {
+  return (await createTransaction(server, household.writeKey, { account_id, date, amount, name, currency })).id;
 }
 
 const post = (transfer: Record<string, unknown>, key = household.writeKey) =>
@@ -197,28 +197,42 @@ describe('a new transfer', () => {
     await server.drainJobs();
   });
 
-  it('converts nothing without a rate: another currency needs to_amount', async () => {
+  it('converts at the rate of the date into another currency, names a missing rate, takes to_amount', async () => {
+    // A family rate for EUR -> USD; USD -> EUR is its inverse.
+    await server.query(
+      `insert into exchange_rates (family_id, from_currency, to_currency, date, rate, source)
+       values ($1, 'EUR', 'USD', '2024-01-03', 1.08, 'test')`,
+      [household.familyId],
+    );
     const body = await refused(
-      { from_account_id: accounts.checking, to_account_id: accounts.euro, amount: 100, date: '2024-01-05' },
+      { from_account_id: accounts.checking, to_account_id: accounts.euro, amount: 100, date: '2023-12-01' },
       422,
     );
     expect(body.errors).toEqual([
-      { message: 'no exchange rate from USD to EUR on 2024-01-05', path: '/body/transfer/to_amount' },
+      { message: 'no exchange rate from USD to EUR on 2023-12-01', path: '/body/transfer/to_amount' },
     ]);
-    const transfer = await created({
+    const atRate = await created({
       from_account_id: accounts.checking,
       to_account_id: accounts.euro,
       amount: 100,
-      to_amount: 92.5,
       date: '2024-01-05',
     });
-    expect([transfer.amount, transfer.inflow_transaction.amount, transfer.inflow_transaction.currency]).toEqual([
+    // 100 / 1.08 = 92.5925... -> 92.59, the rate of 2024-01-03 being the latest on or before the date.
+    expect([atRate.amount, atRate.inflow_transaction.amount, atRate.inflow_transaction.currency]).toEqual([
       '$100.00',
-      '€92.50',
+      '€92.59',
       'EUR',
     ]);
+    const given = await created({
+      from_account_id: accounts.checking,
+      to_account_id: accounts.euro,
+      amount: 50,
+      to_amount: 45.5,
+      date: '2023-12-01',
+    });
+    expect(given.inflow_transaction.amount).toBe('€45.50');
     await server.drainJobs();
-    expect(await balanceCents(accounts.euro!)).toBe(9_250);
+    expect(await balanceCents(accounts.euro!)).toBe(13_809); // 92.59 + 45.50
   });
 
   it('refuses bad input with the documented error and writes nothing', async () => {
@@ -306,12 +320,25 @@ describe('linking two transactions', () => {
       'The two amounts must agree within 1% once converted',
     ]);
     expect((await link(out, theirTransaction, 404)).message).toBe('Transaction not found');
+    // Across currencies the outflow is converted at its date's rate: 100 USD on 2024-05-01 has none.
+    const euroIn = await transaction(accounts.euro!, '2024-05-01', -92.6, 'Euros in', 'EUR');
+    expect((await link(out, euroIn)).errors).toEqual([
+      { message: 'no exchange rate from USD to EUR on 2024-05-01', path: inflowPath },
+    ]);
     // An outflow already in a confirmed transfer, with an inflow that would otherwise fit.
     const fits = await transaction(accounts.savings!, '2024-04-02', -500, 'Would fit');
     expect((await link(ids.toBrokerage!, fits)).errors).toEqual([
       { message: TAKEN, path: '/body/transfer/outflow_transaction_id' },
     ]);
     await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: fits } });
+  });
+
+  it('links across currencies, converting the outflow at the rate of its date', async () => {
+    const out = await transaction(accounts.checking!, '2024-01-05', 100, 'Wire to the euro account');
+    const into = await transaction(accounts.euro!, '2024-01-06', -92.6, 'Wire from checking', 'EUR');
+    // 100 USD at 1 / 1.08 = 92.5926 EUR, 0.0074 from 92.60: well within 1%.
+    const linked = await created({ outflow_transaction_id: out, inflow_transaction_id: into });
+    expect([linked.amount, linked.inflow_transaction.amount]).toEqual(['$100.00', '€92.60']);
   });
 
   it('of 24 concurrent links of one transaction, exactly one succeeds', async () => {
@@ -395,7 +422,7 @@ describe('reading and unlinking', () => {
     const march = await listTransfers({ start_date: '2024-03-01', end_date: '2024-03-31', status: 'confirmed' });
     expect(march.map((transfer) => transfer.id)).toEqual([ids.cardPayment, ids.savingsTransfer]);
     const response = await server.api.call('listTransfers', { key: household.readKey, query: { per_page: 2 } });
-    expect(response.body.meta).toMatchObject({ total_count: 6, total_pages: 3, next_page: 2 });
+    expect(response.body.meta).toMatchObject({ total_count: 8, total_pages: 4, next_page: 2 });
     expect(await listTransfers({}, other.readKey)).toEqual([]);
     const theirs = await server.api.call('getTransfer', { key: other.readKey, params: { id: ids.cardPayment! } });
     expect(theirs.status).toBe(404);
