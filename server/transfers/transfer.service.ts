@@ -3,12 +3,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueAccountSync } from '../accounts/account-sync.ts';
 import type { AccountType } from '../accounts/account.entity.ts';
 import { NotFound, ValidationFailed, type ErrorDetail } from '../core/errors.ts';
-import { moneyInput } from '../core/money/decimal-input.ts';
-import { minorDigits, negate, toDecimal } from '../core/money/money.ts';
+import { negate } from '../core/money/money.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { insertTransactions } from '../transactions/transaction.bulk-insert.ts';
-import { LINK_CHECKS, linkChecks, rateSql, transferNames, type LinkCheck } from './transfer-rule.ts';
+import { LINK_CHECKS, amountInCurrency, linkChecks, rateSql, transferNames, type LinkCheck } from './transfer-rule.ts';
 
 /** Money moved between two accounts of the family (`createTransfer`, first shape). */
 export interface NewTransferInput {
@@ -51,20 +50,6 @@ async function lockAccounts(tx: EntityManager, familyId: string, ids: string[]):
     [ids, familyId],
   );
   return new Map(rows.map((row) => [row.id, row]));
-}
-
-/**
- * An amount of money in `currency` from the request: positive (the contract says so), within the
- * bounds, and with no more decimal places than the currency's minor unit (rounding would lose money).
- */
-function amountIn(value: number, currency: string, path: string, label: string): string {
-  const decimal = moneyInput(value, path, label);
-  const places = decimal.split('.')[1]?.replace(/0+$/, '').length ?? 0;
-  const allowed = minorDigits(currency);
-  if (places > allowed) {
-    throw ValidationFailed.at(path, `${label} must have at most ${allowed} decimal places for ${currency}`);
-  }
-  return toDecimal(decimal);
 }
 
 /** The message for a conversion no stored rate allows. */
@@ -133,10 +118,10 @@ export async function createTransfer(em: EntityManager, familyId: string, input:
     const from = accounts.get(input.from_account_id);
     const to = accounts.get(input.to_account_id);
     if (!from || !to) throw NotFound.entity('Account');
-    const amount = amountIn(input.amount, from.currency, `${BODY}/amount`, 'amount');
+    const amount = amountInCurrency(input.amount, from.currency, `${BODY}/amount`, 'amount');
     let toAmount: string | null;
     if (input.to_amount !== undefined) {
-      toAmount = amountIn(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount');
+      toAmount = amountInCurrency(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount');
       if (from.currency === to.currency && toAmount !== amount) {
         throw ValidationFailed.at(
           `${BODY}/to_amount`,
