@@ -60,7 +60,13 @@ export const MAX_DAYS_APART = 4;
  * `exchange_rate_on` (migration Migration20261129000000_money): nothing is guessed.
  */
 export function rateSql(family: string, from: string, to: string, date: string): string {
-  return `exchange_rate_on(${family}, ${from}, ${to}, ${date})`;
+  // Spelled out for one currency: the function is not inlined, and a call per pair of a search costs.
+  return `(case when ${from} = ${to} then 1::numeric else exchange_rate_on(${family}, ${from}, ${to}, ${date}) end)`;
+}
+
+/** SQL: whether family `family` has any exchange rate, without which no two currencies convert. */
+export function anyRateSql(family: string): string {
+  return `exists (select 1 from exchange_rates r where r.family_id = ${family})`;
 }
 
 /** The checks a pair of transactions must pass to be one transfer, and what each says when it fails. */
