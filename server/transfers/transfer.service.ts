@@ -172,8 +172,8 @@ export async function linkTransfer(em: EntityManager, familyId: string, input: T
             .map(([name, check]) => `${check} as ${name}`)
             .join(', ')},
              o.currency as from, i.currency as to, o.date
-           from entries o, entries i where o.id = ? and i.id = ?`,
-          ids,
+           from entries o, entries i where o.id = ? and i.id = ? and o.family_id = ? and i.family_id = ?`,
+          [...ids, familyId, familyId],
         );
         if (!pair) throw NotFound.entity('Transaction');
         const problems: ErrorDetail[] = [];

@@ -465,3 +465,21 @@ describe('reading and unlinking', () => {
     expect([outflow.classification, outflow.transfer]).toEqual(['expense', null]);
   });
 });
+
+describe('concurrent transfers between two accounts', () => {
+  it('queue on the account locks taken in one order: both directions at once all succeed and add up', async () => {
+    const a = await account(household.writeKey, 'Joint A', 'depository', 1000);
+    const b = await account(household.writeKey, 'Joint B', 'depository', 1000);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        n % 2
+          ? post({ from_account_id: a, to_account_id: b, amount: 10, date: '2024-09-01' })
+          : post({ from_account_id: b, to_account_id: a, amount: 5, date: '2024-09-01' }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(201));
+    await server.drainJobs();
+    expect(await balanceCents(a)).toBe(95_000); // 1,000 - 10 x 10 + 10 x 5
+    expect(await balanceCents(b)).toBe(105_000);
+  });
+});
