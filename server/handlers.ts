@@ -1,4 +1,5 @@
 import { accountsHandlers } from './accounts/accounts.handlers.ts';
+import { balancesHandlers } from './balances/balances.handlers.ts';
 import { categoriesHandlers } from './categories/categories.handlers.ts';
 import { holdingsHandlers } from './holdings/holdings.handlers.ts';
 import { importsHandlers } from './imports/imports.handlers.ts';
@@ -27,5 +28,6 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...valuationsHandlers,
   ...tradesHandlers,
   ...holdingsHandlers,
+  ...balancesHandlers,
   ...importsHandlers,
 };

@@ -1,7 +1,7 @@
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction, sqlOn } from '../core/sql.ts';
 import { queueTransferSuggestion } from '../transfers/transfer-suggest.task.ts';
-import { syncAccount, syncHoldings } from './account-sync.ts';
+import { syncAccount } from './account-sync.ts';
 
 /**
  * Why a sync failed, in words fit for the account's owner: PostgreSQL's message names the kind of
@@ -24,7 +24,6 @@ export const accountSyncTask = defineTask(
       try {
         await inTransaction(client, async () => {
           await syncAccount(client, accountId);
-          await syncHoldings(client, accountId);
           await queueTransferSuggestion(client, accountId);
         });
       } catch (error) {

@@ -1,12 +1,11 @@
 import { jobCall, queueJob, type QueueOptions } from '../core/job-queue.ts';
-import { accountClassification } from './account.view.ts';
-import type { AccountType } from './account.entity.ts';
 import { runStatement, sqlOn, type Queryable, type SqlTarget, type Statement } from '../core/sql.ts';
 import { accountPositions } from '../holdings/account-positions.ts';
+import { syncBalances } from '../balances/balance-sync.ts';
 
 declare module '../core/job-queue.ts' {
   interface JobPayloads {
-    /** Recompute one account's balance and holdings. */
+    /** Recompute one account's holdings and daily balances. */
     account_sync: { account_id: string };
   }
 }
@@ -34,35 +33,18 @@ export async function queueAccountSync(target: SqlTarget, accountId: string): Pr
 }
 
 /**
- * Today's balance of an account: its latest valuation on or before today (else the balance it was
- * opened with), plus the flows dated after that valuation up to today. An entry's amount is signed
- * as an outflow, so an asset loses it and a liability grows by it; trades count at their cash
- * amount. Deleted accounts are skipped (a queued sync may outlive its account).
+ * Recomputes an account's holdings, then its daily balances (their rates follow the holdings'
+ * currencies), inside the caller's transaction. The account row is locked first, as by every write
+ * (accounts/account-lock.ts). A deleted account is skipped: a queued sync may outlive it.
  */
 export async function syncAccount(client: Queryable, accountId: string): Promise<void> {
-  const [account] = await runStatement<{ account_type: AccountType }>(client, {
-    text: 'select account_type from accounts where id = ?::uuid for update',
+  const [account] = await runStatement(client, {
+    text: 'select 1 from accounts where id = ?::uuid for update',
     params: [accountId],
   });
   if (!account) return;
-  const outflowSign = accountClassification(account.account_type) === 'asset' ? -1 : 1;
-  await runStatement(client, {
-    text: `
-      with anchor as (
-        select e.date, e.amount from entries e
-        where e.account_id = ?::uuid and e.entryable_type = 'Valuation' and e.date <= current_date
-        order by e.date desc, e.created_at desc limit 1
-      ), flows as (
-        select coalesce(sum(e.amount), 0) as total from entries e
-        where e.account_id = ?::uuid and e.entryable_type <> 'Valuation' and not e.excluded
-          and e.date <= current_date and e.date > coalesce((select date from anchor), '-infinity'::date)
-      )
-      update accounts a
-        set balance = coalesce((select amount from anchor), a.opening_balance) + ?::int * (select total from flows),
-            sync_error = null, updated_at = now()
-        where a.id = ?::uuid`,
-    params: [accountId, accountId, outflowSign, accountId],
-  });
+  await syncHoldings(client, accountId);
+  await syncBalances(client, accountId);
 }
 
 /**
@@ -101,6 +83,22 @@ export async function syncHoldings(client: Queryable, accountId: string): Promis
     ],
   });
   return rows.length;
+}
+
+/**
+ * Queues the sync of every account whose balances are marked stale without a sync on the way: at
+ * start-up, so accounts that existed before daily balances (migration 20261129000000) get theirs.
+ */
+export async function queueEveryStaleSync(client: Queryable): Promise<number> {
+  const stale = await runStatement<{ id: string }>(client, {
+    text: `select a.id from accounts a where a.balances_stale_from is not null
+             and not exists (select 1 from graphile_worker.jobs j
+                              where j.key = 'account_sync:' || a.id and j.attempts < j.max_attempts)
+           order by a.id`,
+    params: [],
+  });
+  for (const { id } of stale) await queueAccountSync(client, id);
+  return stale.length;
 }
 
 /**

@@ -25,6 +25,8 @@ export class Account extends Record {
   currency!: string;
   /** Today's balance, decimal string: kept by the account sync job. */
   balance: Opt<string> = '0';
+  /** Today's cash (the balance less the holdings' value), kept by the account sync job. */
+  cashBalance: Opt<string> = '0';
   /** The balance it was opened with: the anchor while the account has no valuation. */
   openingBalance: Opt<string> = '0';
   status: Opt<AccountStatus> = 'active';
@@ -41,6 +43,7 @@ export const AccountSchema = new EntitySchema<Account>({
     subtype: { type: 'string', nullable: true },
     currency: { type: 'string' },
     balance: money,
+    cashBalance: money,
     openingBalance: money,
     status: { type: 'string' },
   },

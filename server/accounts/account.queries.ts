@@ -5,8 +5,9 @@ import type { PageRequest } from '../core/pagination.ts';
 import type { AccountStatus, AccountType } from './account.entity.ts';
 import type { AccountRow } from './account.view.ts';
 
-const COLUMNS =
-  'id, name, balance::text as balance, currency, account_type, subtype, status, sync_error, created_at, updated_at';
+const COLUMNS = `id, name, balance::text as balance, cash_balance::text as cash_balance,
+  holdings_value::text as holdings_value, balance_complete, missing_exchange_rates, currency, account_type, subtype,
+  status, sync_error, created_at, updated_at`;
 
 /** Filters of an accounts listing; both are combined with AND. */
 export interface AccountFilters {

@@ -2,7 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { flushUniqueName } from '../core/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
 import { ValidationFailed } from '../core/errors.ts';
-import { isKnownCurrency, toDecimal } from '../core/money/money.ts';
+import { isKnownCurrency } from '../core/money/money.ts';
+import { minorUnitInput } from '../core/money/decimal-input.ts';
+import { queueAccountSync } from './account-sync.ts';
 import { Account, type AccountType } from './account.entity.ts';
 
 export interface NewAccount {
@@ -21,15 +23,20 @@ export async function createAccount(em: EntityManager, familyId: string, input: 
     throw ValidationFailed.at('/account/currency', `currency "${input.currency}" is not a known ISO 4217 code`);
   }
   const family = await em.findOneOrFail(Family, familyId);
+  const currency = input.currency ?? family.currency;
+  const opening = minorUnitInput(input.balance ?? 0, currency, '/account/balance', 'balance');
   const account = em.create(Account, {
     family,
     name,
     accountType: input.account_type,
     subtype: input.subtype ?? null,
-    currency: input.currency ?? family.currency,
-    balance: toDecimal(input.balance ?? 0),
-    openingBalance: toDecimal(input.balance ?? 0),
+    currency,
+    balance: opening,
+    cashBalance: opening,
+    openingBalance: opening,
   });
   await flushUniqueName(em, '/account/name');
+  // Its first daily balance: the sync writes the history from the day it was opened.
+  await queueAccountSync(em, account.id);
   return account.id;
 }

@@ -14,6 +14,10 @@ export interface AccountRow {
   id: string;
   name: string;
   balance: string;
+  cash_balance: string;
+  holdings_value: string;
+  balance_complete: boolean;
+  missing_exchange_rates: { from: string; to: string; date: string }[];
   currency: string;
   account_type: AccountType;
   subtype: string | null;
@@ -30,6 +34,12 @@ export function accountView(row: AccountRow) {
     name: row.name,
     balance: formatMoney(row.balance, row.currency),
     balance_cents: toMinorUnits(row.balance, row.currency),
+    cash_balance: formatMoney(row.cash_balance, row.currency),
+    cash_balance_cents: toMinorUnits(row.cash_balance, row.currency),
+    holdings_value: formatMoney(row.holdings_value, row.currency),
+    holdings_value_cents: toMinorUnits(row.holdings_value, row.currency),
+    balance_complete: row.balance_complete,
+    missing_exchange_rates: row.missing_exchange_rates,
     currency: row.currency,
     classification: accountClassification(row.account_type),
     account_type: row.account_type,

@@ -275,7 +275,7 @@ export interface paths {
          * Create a transaction
          * @description Books a transaction on an account of the family. `account_id`, `date`, `amount` and a label are needed; the label is `name`, or `description` when `name` is absent. The schema cannot express "one of the two", so when both are missing the server answers 422 `validation_failed` with an entry for `/body/transaction/name`; every other missing field gets its own entry too.
          *
-         *     The stored sign comes from `nature`: `income`/`inflow` store the amount as money in (negative), `expense`/`outflow` as money out (positive), whatever sign was sent; without `nature` the amount is stored as sent (positive = expense). `currency` defaults to the family currency.
+         *     The stored sign comes from `nature`: `income`/`inflow` store the amount as money in (negative), `expense`/`outflow` as money out (positive), whatever sign was sent; without `nature` the amount is stored as sent (positive = expense). `currency` defaults to the account's currency.
          *
          *     An `account_id` that is not an account of the family is answered with 404; a `category_id`, `merchant_id` or `tag_ids` entry that is not a record of the family is answered with 422. Requires the `read_write` scope.
          */
@@ -622,6 +622,72 @@ export interface paths {
          * @description Returns one holding of the family. The same account-status filter as the list applies: a holding of an account that is neither active nor draft is answered with 404. Requires the `read` scope (a `read_write` credential also works).
          */
         get: operations["getHolding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List daily balances
+         * @description Returns the daily balances of the family's accounts one page at a time, newest date first (then by account name), for a chart of an account's balance over time. `account_id` selects one account; `start_date` and `end_date` a range of days. An invalid date is answered with 422 `validation_failed`. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/balances/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a daily balance
+         * @description Returns one daily balance of an account of the family. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/balance_sheet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the balance sheet (net worth)
+         * @description Returns the family's net worth in its currency: assets, liabilities, the accounts grouped by type, a series over `period` (default `1M`) for a chart, and the period's income and expenses without transfers. Rates that are missing are named, never guessed. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getBalanceSheet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1151,6 +1217,13 @@ export interface components {
         FormattedMoney: string;
         /** @description Three-letter ISO 4217 currency code in upper case, as stored with a record. What a client may send is narrower: one of the codes of `CurrencyCode`. */
         Currency: string;
+        /** @description An exchange rate the service needed and does not know: amounts in `from` could not be converted into `to` on `date` (the first date the pair was missing). Nothing is guessed: the figure that needed it leaves those amounts out and says so. Posting the rate (`POST /exchange_rates`, for `date` or up to 14 days before it) fills the gap; the affected balances are recomputed by themselves. */
+        MissingExchangeRate: {
+            from: components["schemas"]["Currency"];
+            to: components["schemas"]["Currency"];
+            /** Format: date */
+            date: string;
+        };
         /**
          * @description Kind of account. `depository`, `investment`, `crypto`, `property`, `vehicle` and `other_asset` are assets; `credit_card`, `loan` and `other_liability` are liabilities.
          * @enum {string}
@@ -1161,10 +1234,19 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
-            /** @description Current balance formatted for display. */
+            /** @description Today's balance formatted for display, in the account's currency: `cash_balance` plus `holdings_value`. Entries in another currency count at their own `exchange_rate`, else at the rate of their date. For a liability it is what is owed. */
             balance: components["schemas"]["FormattedMoney"];
-            /** @description Current balance in minor units of the account currency. */
+            /** @description Today's balance in minor units of the account currency. */
             balance_cents: number;
+            /** @description The cash part of the balance: the opening balance or the latest valuation, moved by every transaction and trade since. Equal to `balance` on accounts without holdings. */
+            cash_balance: components["schemas"]["FormattedMoney"];
+            cash_balance_cents: number;
+            /** @description Market value of the account's holdings today (see the holdings' `price` and `amount`), converted into the account's currency at today's rate; zero on accounts without trades. */
+            holdings_value: components["schemas"]["FormattedMoney"];
+            holdings_value_cents: number;
+            /** @description False when some amounts could not be converted into the account's currency (no known rate): the balance counts everything else, and `missing_exchange_rates` names the rates it needs. */
+            balance_complete: boolean;
+            missing_exchange_rates: components["schemas"]["MissingExchangeRate"][];
             currency: components["schemas"]["Currency"];
             /**
              * @description Whether the account counts towards assets or liabilities; follows from `account_type`.
@@ -1385,6 +1467,13 @@ export interface components {
         SecurityResponse: {
             data: components["schemas"]["Security"];
         };
+        /** @description An entry's amount in its account's currency: what it moves the account's balance by. Equal to the entry's own amount when both currencies are the same; otherwise converted at `exchange_rate` and rounded half to even to the account currency's minor unit. */
+        AccountAmount: {
+            amount: components["schemas"]["FormattedMoney"];
+            amount_cents: number;
+            signed_amount_cents: number;
+            currency: components["schemas"]["Currency"];
+        };
         /**
          * @description What a transfer is, by the type of the account that receives the money: `credit_card_payment` (a `credit_card` account), `loan_payment` (a `loan` account), `investment_contribution` (an `investment` or `crypto` account), `funds_movement` (any other account).
          * @enum {string}
@@ -1448,6 +1537,10 @@ export interface components {
             /** @description Amount in minor units signed from the household's side: positive for income (money in), negative for an expense (money out). */
             signed_amount_cents: number;
             currency: components["schemas"]["Currency"];
+            /** @description The rate from `currency` into the account's currency this transaction counts at (a decimal string): the one it was created with, else the stored rate of its date (the latest on or before it, up to 14 days back, or the inverse pair's). Null when both currencies are the same, or when no rate is known (then `account_amount` is null too, and the account names the missing rate). */
+            exchange_rate: string | null;
+            /** @description The amount in the account's currency, or null when no exchange rate is known for its date. */
+            account_amount: components["schemas"]["AccountAmount"] | null;
             /** @description Label of the transaction. */
             name: string;
             /** @description Free-text notes, or null. */
@@ -1476,6 +1569,8 @@ export interface components {
             data: components["schemas"]["Transaction"][];
             meta: components["schemas"]["PaginationMeta"];
         };
+        /** @description Units of the target currency for one unit of the source currency, above zero, at most 10^9, with at most 12 decimal places. */
+        ExchangeRateValue: number;
         /**
          * @description Direction of the money, which decides the stored sign: `income` and `inflow` store the amount as negative (money in), `expense` and `outflow` as positive (money out), whatever sign the client sent. Without a nature the amount is stored exactly as sent.
          * @enum {string}
@@ -1502,7 +1597,9 @@ export interface components {
                 description?: string;
                 /** @description Free-text notes. */
                 notes?: string | null;
-                /** @description Currency of the amount; the family currency when omitted. */
+                /** @description The rate from `currency` into the account's currency to count this transaction at (stored and shown). Only for a transaction in another currency than its account's; without it, the stored rate of its date is used. */
+                exchange_rate?: components["schemas"]["ExchangeRateValue"];
+                /** @description Currency of the amount; the account's currency when omitted. */
                 currency?: components["schemas"]["CurrencyCode"];
                 /**
                  * Format: uuid
@@ -1541,6 +1638,8 @@ export interface components {
                 description?: string;
                 /** @description New notes, or null to clear them. */
                 notes?: string | null;
+                /** @description The rate from `currency` into the account's currency to count this transaction at (stored and shown). Only for a transaction in another currency than its account's; without it, the stored rate of its date is used. */
+                exchange_rate?: components["schemas"]["ExchangeRateValue"];
                 currency?: components["schemas"]["CurrencyCode"];
                 /**
                  * Format: uuid
@@ -1894,6 +1993,131 @@ export interface components {
         /** @description Envelope holding one holding. */
         HoldingResponse: {
             data: components["schemas"]["Holding"];
+        };
+        /** @description An account's balance at the end of one day, in the account's currency, kept by the account synchronisation: one per account and day from its first entry (or the day it was opened) to today. A write dated in the past recomputes the days from its date on. */
+        Balance: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date */
+            date: string;
+            account: components["schemas"]["AccountRef"];
+            currency: components["schemas"]["Currency"];
+            /** @description The balance at the end of the day (cash plus holdings value). */
+            balance: components["schemas"]["FormattedMoney"];
+            balance_cents: number;
+            cash_balance: components["schemas"]["FormattedMoney"];
+            cash_balance_cents: number;
+            /** @description Market value of the holdings at the end of the day. */
+            holdings_value: components["schemas"]["FormattedMoney"];
+            holdings_value_cents: number;
+            /** @description Money in during the day (transactions and sales), positive. */
+            inflows: components["schemas"]["FormattedMoney"];
+            inflows_cents: number;
+            /** @description Money out during the day (transactions and purchases), positive. */
+            outflows: components["schemas"]["FormattedMoney"];
+            outflows_cents: number;
+            /** @description False when amounts counted by this day could not be converted into the account's currency; `missing_exchange_rates` names the rates. */
+            complete: boolean;
+            missing_exchange_rates: components["schemas"]["MissingExchangeRate"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of daily balances, newest date first. */
+        BalanceList: {
+            data: components["schemas"]["Balance"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Envelope holding one daily balance. */
+        BalanceResponse: {
+            data: components["schemas"]["Balance"];
+        };
+        /**
+         * @description How far back the series and flows go from today: one, three or six months, one or five years, or everything since the family's first balance.
+         * @enum {string}
+         */
+        BalanceSheetPeriod: "1M" | "3M" | "6M" | "1Y" | "5Y" | "ALL";
+        /** @description An account's balance today in its own currency and converted into the family's. `converted_balance` is null when no rate is known (the account is then left out of the totals). */
+        BalanceSheetAccount: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            account_type: components["schemas"]["AccountType"];
+            currency: components["schemas"]["Currency"];
+            balance: components["schemas"]["FormattedMoney"];
+            balance_cents: number;
+            balance_complete: boolean;
+            /** @description The rate into the family's currency used; null when the currencies match or none is known. */
+            exchange_rate: string | null;
+            converted_balance: components["schemas"]["FormattedMoney"] | null;
+            converted_balance_cents: number | null;
+        };
+        /** @description The accounts of one type, with their balances today. */
+        BalanceSheetGroup: {
+            account_type: components["schemas"]["AccountType"];
+            /** @enum {string} */
+            classification: "asset" | "liability";
+            /** @description The converted balances of the group, in the family's currency. */
+            total: components["schemas"]["FormattedMoney"];
+            total_cents: number;
+            accounts: components["schemas"]["BalanceSheetAccount"][];
+        };
+        /** @description The totals at the end of one date, in minor units of the family's currency. */
+        BalanceSheetPoint: {
+            /** Format: date */
+            date: string;
+            net_worth: number;
+            assets: number;
+            liabilities: number;
+            /** @description False when some account could not be converted on this date, or its own balance was incomplete. */
+            complete: boolean;
+        };
+        /** @description Income and expenses of the period, in the family's currency: transactions of the counted accounts, each converted at the rate of its date. Transfers between the family's own accounts, excluded transactions, trades and valuations are not income or expenses. */
+        BalanceSheetFlows: {
+            income: components["schemas"]["FormattedMoney"];
+            income_cents: number;
+            expenses: components["schemas"]["FormattedMoney"];
+            expenses_cents: number;
+            /** @description False when some transaction of the period could not be converted. */
+            complete: boolean;
+        };
+        /** @description The household's net worth in the family's currency: today's assets, liabilities and net worth, the accounts behind them grouped by type, a series over the period for a chart, and the income and expenses of the period. Accounts in other currencies are converted at the rate of each date (the latest known on or before it, up to 14 days back); an amount without a rate is left out and named in `missing_exchange_rates`, never converted 1:1. Disabled accounts and accounts being deleted do not count. */
+        BalanceSheet: {
+            /** @description The family's currency, in which every figure here is given. */
+            currency: components["schemas"]["Currency"];
+            period: components["schemas"]["BalanceSheetPeriod"];
+            /**
+             * Format: date
+             * @description First day of the period.
+             */
+            start_date: string;
+            /**
+             * Format: date
+             * @description Last day of the period (today).
+             */
+            end_date: string;
+            /** @description Assets less liabilities today. */
+            net_worth: components["schemas"]["FormattedMoney"];
+            net_worth_cents: number;
+            assets: components["schemas"]["FormattedMoney"];
+            assets_cents: number;
+            /** @description What is owed today (positive). */
+            liabilities: components["schemas"]["FormattedMoney"];
+            liabilities_cents: number;
+            /** @description False when some amount behind today's figures could not be converted (see `missing_exchange_rates`). */
+            complete: boolean;
+            /** @description Rates needed for the figures of this answer and not known: into an account's currency (its balance is incomplete) or into the family's (the account is left out of the totals on those dates). */
+            missing_exchange_rates: components["schemas"]["MissingExchangeRate"][];
+            /** @description One group per account type that has accounts, assets first. */
+            groups: components["schemas"]["BalanceSheetGroup"][];
+            /** @description The totals at the end of each date of the period, oldest first: every day for 1M and 3M, every seventh day (ending today) beyond. In minor units of the family's currency. */
+            series: components["schemas"]["BalanceSheetPoint"][];
+            flows: components["schemas"]["BalanceSheetFlows"];
+        };
+        /** @description Envelope holding the balance sheet. */
+        BalanceSheetResponse: {
+            data: components["schemas"]["BalanceSheet"];
         };
         /**
          * @description Processing state. A new import is `pending`; publishing queues it and makes it `importing`, after which it ends `complete` or, on any failure with nothing written, `failed`. `reverting` and `revert_failed` belong to undoing a completed import.
@@ -2814,6 +3038,12 @@ export interface operations {
                      *           "name": "Everyday Checking",
                      *           "balance": "$4,250.75",
                      *           "balance_cents": 425075,
+                     *           "cash_balance": "$4,250.75",
+                     *           "cash_balance_cents": 425075,
+                     *           "holdings_value": "$0.00",
+                     *           "holdings_value_cents": 0,
+                     *           "balance_complete": true,
+                     *           "missing_exchange_rates": [],
                      *           "currency": "USD",
                      *           "classification": "asset",
                      *           "account_type": "depository",
@@ -2828,6 +3058,12 @@ export interface operations {
                      *           "name": "Travel Rewards Visa",
                      *           "balance": "$1,234.56",
                      *           "balance_cents": 123456,
+                     *           "cash_balance": "$1,234.56",
+                     *           "cash_balance_cents": 123456,
+                     *           "holdings_value": "$0.00",
+                     *           "holdings_value_cents": 0,
+                     *           "balance_complete": true,
+                     *           "missing_exchange_rates": [],
                      *           "currency": "USD",
                      *           "classification": "liability",
                      *           "account_type": "credit_card",
@@ -2898,6 +3134,12 @@ export interface operations {
                      *         "name": "Brokerage",
                      *         "balance": "$15,000.00",
                      *         "balance_cents": 1500000,
+                     *         "cash_balance": "$15,000.00",
+                     *         "cash_balance_cents": 1500000,
+                     *         "holdings_value": "$0.00",
+                     *         "holdings_value_cents": 0,
+                     *         "balance_complete": true,
+                     *         "missing_exchange_rates": [],
                      *         "currency": "USD",
                      *         "classification": "asset",
                      *         "account_type": "investment",
@@ -2952,6 +3194,12 @@ export interface operations {
                      *         "name": "Everyday Checking",
                      *         "balance": "$4,250.75",
                      *         "balance_cents": 425075,
+                     *         "cash_balance": "$4,250.75",
+                     *         "cash_balance_cents": 425075,
+                     *         "holdings_value": "$0.00",
+                     *         "holdings_value_cents": 0,
+                     *         "balance_complete": true,
+                     *         "missing_exchange_rates": [],
                      *         "currency": "USD",
                      *         "classification": "asset",
                      *         "account_type": "depository",
@@ -3791,6 +4039,13 @@ export interface operations {
                      *           "amount_cents": 1250,
                      *           "signed_amount_cents": -1250,
                      *           "currency": "USD",
+                     *           "exchange_rate": null,
+                     *           "account_amount": {
+                     *             "amount": "$12.50",
+                     *             "amount_cents": 1250,
+                     *             "signed_amount_cents": -1250,
+                     *             "currency": "USD"
+                     *           },
                      *           "name": "Blue Bottle Coffee",
                      *           "notes": null,
                      *           "classification": "expense",
@@ -3827,6 +4082,13 @@ export interface operations {
                      *           "amount_cents": 320000,
                      *           "signed_amount_cents": 320000,
                      *           "currency": "USD",
+                     *           "exchange_rate": null,
+                     *           "account_amount": {
+                     *             "amount": "$3,200.00",
+                     *             "amount_cents": 320000,
+                     *             "signed_amount_cents": 320000,
+                     *             "currency": "USD"
+                     *           },
                      *           "name": "Payroll ACME Corp",
                      *           "notes": "March salary",
                      *           "classification": "income",
@@ -3894,6 +4156,13 @@ export interface operations {
                      *         "amount_cents": 1250,
                      *         "signed_amount_cents": -1250,
                      *         "currency": "USD",
+                     *         "exchange_rate": null,
+                     *         "account_amount": {
+                     *           "amount": "$12.50",
+                     *           "amount_cents": 1250,
+                     *           "signed_amount_cents": -1250,
+                     *           "currency": "USD"
+                     *         },
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": null,
                      *         "classification": "expense",
@@ -3999,6 +4268,13 @@ export interface operations {
                      *         "amount_cents": 320000,
                      *         "signed_amount_cents": 320000,
                      *         "currency": "USD",
+                     *         "exchange_rate": null,
+                     *         "account_amount": {
+                     *           "amount": "$3,200.00",
+                     *           "amount_cents": 320000,
+                     *           "signed_amount_cents": 320000,
+                     *           "currency": "USD"
+                     *         },
                      *         "name": "Payroll ACME Corp",
                      *         "notes": "March salary",
                      *         "classification": "income",
@@ -4104,6 +4380,13 @@ export interface operations {
                      *         "amount_cents": 1250,
                      *         "signed_amount_cents": -1250,
                      *         "currency": "USD",
+                     *         "exchange_rate": null,
+                     *         "account_amount": {
+                     *           "amount": "$12.50",
+                     *           "amount_cents": 1250,
+                     *           "signed_amount_cents": -1250,
+                     *           "currency": "USD"
+                     *         },
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": "Team coffee, to expense",
                      *         "classification": "expense",
@@ -5433,6 +5716,272 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listBalances: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only records of this account.
+                 * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
+                 */
+                account_id?: components["parameters"]["AccountIdFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of daily balances. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "2b7e4f91-6c3d-4a8e-9f12-7d5c3b1a9e64",
+                     *           "date": "2024-03-28",
+                     *           "account": {
+                     *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *             "name": "Everyday Checking",
+                     *             "account_type": "depository"
+                     *           },
+                     *           "currency": "USD",
+                     *           "balance": "$4,250.75",
+                     *           "balance_cents": 425075,
+                     *           "cash_balance": "$4,250.75",
+                     *           "cash_balance_cents": 425075,
+                     *           "holdings_value": "$0.00",
+                     *           "holdings_value_cents": 0,
+                     *           "inflows": "$0.00",
+                     *           "inflows_cents": 0,
+                     *           "outflows": "$12.50",
+                     *           "outflows_cents": 1250,
+                     *           "complete": true,
+                     *           "missing_exchange_rates": [],
+                     *           "created_at": "2024-03-28T23:05:00Z",
+                     *           "updated_at": "2024-03-28T23:05:00Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The daily balance. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "2b7e4f91-6c3d-4a8e-9f12-7d5c3b1a9e64",
+                     *         "date": "2024-03-28",
+                     *         "account": {
+                     *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *           "name": "Everyday Checking",
+                     *           "account_type": "depository"
+                     *         },
+                     *         "currency": "USD",
+                     *         "balance": "$4,250.75",
+                     *         "balance_cents": 425075,
+                     *         "cash_balance": "$4,250.75",
+                     *         "cash_balance_cents": 425075,
+                     *         "holdings_value": "$0.00",
+                     *         "holdings_value_cents": 0,
+                     *         "inflows": "$0.00",
+                     *         "inflows_cents": 0,
+                     *         "outflows": "$12.50",
+                     *         "outflows_cents": 1250,
+                     *         "complete": true,
+                     *         "missing_exchange_rates": [],
+                     *         "created_at": "2024-03-28T23:05:00Z",
+                     *         "updated_at": "2024-03-28T23:05:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getBalanceSheet: {
+        parameters: {
+            query?: {
+                /** @description How far back the series and flows go (default `1M`). */
+                period?: components["schemas"]["BalanceSheetPeriod"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance sheet. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "currency": "USD",
+                     *         "period": "1M",
+                     *         "start_date": "2024-02-28",
+                     *         "end_date": "2024-03-28",
+                     *         "net_worth": "$3,016.19",
+                     *         "net_worth_cents": 301619,
+                     *         "assets": "$4,250.75",
+                     *         "assets_cents": 425075,
+                     *         "liabilities": "$1,234.56",
+                     *         "liabilities_cents": 123456,
+                     *         "complete": true,
+                     *         "missing_exchange_rates": [],
+                     *         "groups": [
+                     *           {
+                     *             "account_type": "depository",
+                     *             "classification": "asset",
+                     *             "total": "$4,250.75",
+                     *             "total_cents": 425075,
+                     *             "accounts": [
+                     *               {
+                     *                 "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *                 "name": "Everyday Checking",
+                     *                 "account_type": "depository",
+                     *                 "currency": "USD",
+                     *                 "balance": "$4,250.75",
+                     *                 "balance_cents": 425075,
+                     *                 "balance_complete": true,
+                     *                 "exchange_rate": null,
+                     *                 "converted_balance": "$4,250.75",
+                     *                 "converted_balance_cents": 425075
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "account_type": "credit_card",
+                     *             "classification": "liability",
+                     *             "total": "$1,234.56",
+                     *             "total_cents": 123456,
+                     *             "accounts": [
+                     *               {
+                     *                 "id": "8a2d4c6e-1f3b-4a5c-9d7e-2b4f6a8c0e12",
+                     *                 "name": "Travel Rewards Visa",
+                     *                 "account_type": "credit_card",
+                     *                 "currency": "USD",
+                     *                 "balance": "$1,234.56",
+                     *                 "balance_cents": 123456,
+                     *                 "balance_complete": true,
+                     *                 "exchange_rate": null,
+                     *                 "converted_balance": "$1,234.56",
+                     *                 "converted_balance_cents": 123456
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "series": [
+                     *           {
+                     *             "date": "2024-03-27",
+                     *             "net_worth": 302869,
+                     *             "assets": 426325,
+                     *             "liabilities": 123456,
+                     *             "complete": true
+                     *           },
+                     *           {
+                     *             "date": "2024-03-28",
+                     *             "net_worth": 301619,
+                     *             "assets": 425075,
+                     *             "liabilities": 123456,
+                     *             "complete": true
+                     *           }
+                     *         ],
+                     *         "flows": {
+                     *           "income": "$0.00",
+                     *           "income_cents": 0,
+                     *           "expenses": "$12.50",
+                     *           "expenses_cents": 1250,
+                     *           "complete": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceSheetResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -24,6 +24,8 @@ export class Entry extends Record {
   name!: string;
   notes: string | null = null;
   excluded: Opt<boolean> = false;
+  /** The rate from `currency` into the account's that the client gave (decimal string), else null. */
+  exchangeRate: string | null = null;
 }
 
 export const EntrySchema = new EntitySchema<Entry>({
@@ -41,5 +43,6 @@ export const EntrySchema = new EntitySchema<Entry>({
     name: { type: 'string' },
     notes: { type: 'text', nullable: true },
     excluded: { type: 'boolean' },
+    exchangeRate: { type: 'decimal', columnType: 'numeric(22,12)', nullable: true },
   },
 });

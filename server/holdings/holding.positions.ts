@@ -7,11 +7,12 @@ export interface TradeFact {
   currency: string;
 }
 
-/** A known market price of a security on a date. */
+/** A known market price of a security on a date (rows of the same date: the one that counts last). */
 export interface PriceFact {
   securityId: string;
   date: string;
   price: string;
+  currency: string;
 }
 
 /** A position in one security at the end of a date; decimals as text in the columns' scales. */
@@ -26,6 +27,7 @@ export interface Position {
   amount: string;
   /** Average cost per unit of what is held (4 places); null when nothing is held. */
   avgCost: string | null;
+  /** The currency of the price (and so of the amount). */
   currency: string;
 }
 
@@ -60,49 +62,76 @@ function divideRounded(numerator: bigint, denominator: bigint): bigint {
 
 const UNIT = 10n ** BigInt(QTY_SCALE); // qty x price has QTY_SCALE + MONEY_SCALE places
 
+/** A price in 10^-4 units with its currency. */
+interface Quote {
+  price: bigint;
+  currency: string;
+}
+
+/**
+ * The one price rule of a security on a date: the latest price on or before it, a market price
+ * row winning over a trade's price of the same date, a trade's price counting otherwise. Dates are
+ * asked in ascending order; `trade` is told each trade as the walk passes it.
+ */
+class PriceCursor {
+  private index = -1;
+  private market: Quote & { date: string } = { date: '', price: 0n, currency: '' };
+  private traded: Quote & { date: string } = { date: '', price: 0n, currency: '' };
+
+  constructor(private readonly rows: readonly PriceFact[]) {}
+
+  trade(trade: TradeFact): void {
+    this.traded = { date: trade.date, price: scaled(trade.price, MONEY_SCALE), currency: trade.currency };
+  }
+
+  on(date: string): Quote {
+    while (this.index + 1 < this.rows.length && this.rows[this.index + 1]!.date <= date) {
+      const row = this.rows[++this.index]!;
+      this.market = { date: row.date, price: scaled(row.price, MONEY_SCALE), currency: row.currency };
+    }
+    return this.market.date && this.market.date >= this.traded.date ? this.market : this.traded;
+  }
+}
+
+/** Facts grouped by security, each list in date order (stable: same-date rows keep their order). */
+function bySecurity<T extends { securityId: string; date: string }>(
+  facts: readonly T[],
+  until: string,
+): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const fact of facts) {
+    if (fact.date > until) continue;
+    const list = groups.get(fact.securityId);
+    if (list) list.push(fact);
+    else groups.set(fact.securityId, [fact]);
+  }
+  for (const list of groups.values()) list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  return groups;
+}
+
 /**
  * The positions of an account from its trades (in date order): one per security and date on which
  * the position changed, and one for `today` while something is held. Quantities accumulate; buys
  * add their cost, sells remove units at the average cost, so a sale never changes the average.
- * A position is valued at the latest market price on or before its date, else at the latest
- * trade price of that security up to then.
+ * A position is valued with the price rule of PriceCursor.
  */
 export function positions(trades: readonly TradeFact[], prices: readonly PriceFact[], today: string): Position[] {
-  const pricesBySecurity = new Map<string, PriceFact[]>();
-  for (const price of prices) {
-    const list = pricesBySecurity.get(price.securityId);
-    if (list) list.push(price);
-    else pricesBySecurity.set(price.securityId, [price]);
-  }
-  const tradesBySecurity = new Map<string, TradeFact[]>();
-  for (const trade of trades) {
-    if (trade.date > today) continue;
-    const list = tradesBySecurity.get(trade.securityId);
-    if (list) list.push(trade);
-    else tradesBySecurity.set(trade.securityId, [trade]);
-  }
+  const pricesBySecurity = bySecurity(prices, today);
   const result: Position[] = [];
-  for (const [securityId, list] of tradesBySecurity) {
-    const market = (pricesBySecurity.get(securityId) ?? []).sort((a, b) => (a.date < b.date ? -1 : 1));
-    let marketIndex = -1;
-    const priceOn = (date: string, lastTradePrice: bigint) => {
-      while (marketIndex + 1 < market.length && market[marketIndex + 1]!.date <= date) marketIndex++;
-      return marketIndex >= 0 ? scaled(market[marketIndex]!.price, MONEY_SCALE) : lastTradePrice;
-    };
+  for (const [securityId, list] of bySecurity(trades, today)) {
+    const cursor = new PriceCursor(pricesBySecurity.get(securityId) ?? []);
     let qty = 0n; // 10^-8 units
     let cost = 0n; // 10^-12 money: qty x price, exact
-    let lastPrice = 0n;
-    const currency = list[list.length - 1]!.currency;
     const push = (date: string) => {
-      const price = priceOn(date, lastPrice);
+      const quote = cursor.on(date);
       result.push({
         securityId,
         date,
         qty: text(qty, QTY_SCALE),
-        price: text(price, MONEY_SCALE),
-        amount: text(divideRounded(qty * price, UNIT), MONEY_SCALE),
+        price: text(quote.price, MONEY_SCALE),
+        amount: text(divideRounded(qty * quote.price, UNIT), MONEY_SCALE),
         avgCost: qty > 0n ? text(divideRounded(cost, qty), MONEY_SCALE) : null,
-        currency,
+        currency: quote.currency,
       });
     };
     for (let i = 0; i < list.length; i++) {
@@ -113,11 +142,55 @@ export function positions(trades: readonly TradeFact[], prices: readonly PriceFa
       else if (qty > 0n) cost -= divideRounded(cost * (-change < qty ? -change : qty), qty);
       qty += change;
       if (qty <= 0n) cost = 0n;
-      lastPrice = price;
+      cursor.trade(trade);
       // One position per date: after the last trade of that date.
       if (list[i + 1]?.date !== trade.date) push(trade.date);
     }
     if (list[list.length - 1]!.date !== today && qty !== 0n) push(today);
+  }
+  return result;
+}
+
+/** What is held of one security at the end of a day, valued with the price rule. */
+export interface DayHolding {
+  securityId: string;
+  /** Units held (8 places). */
+  qty: string;
+  /** Price per unit (4 places) in `currency`. */
+  price: string;
+  currency: string;
+}
+
+/**
+ * Every day from `from` to `to` (ascending ISO dates) with what the account held at its end: one
+ * entry per security with a non-zero quantity. Trades before `from` count towards the quantity.
+ */
+export function dailyHoldings(
+  trades: readonly TradeFact[],
+  prices: readonly PriceFact[],
+  days: readonly string[],
+): DayHolding[][] {
+  const to = days[days.length - 1] ?? '';
+  const pricesBySecurity = bySecurity(prices, to);
+  const result: DayHolding[][] = days.map(() => []);
+  for (const [securityId, list] of bySecurity(trades, to)) {
+    const cursor = new PriceCursor(pricesBySecurity.get(securityId) ?? []);
+    let qty = 0n;
+    let next = 0;
+    days.forEach((day, index) => {
+      while (next < list.length && list[next]!.date <= day) {
+        qty += scaled(list[next]!.qty, QTY_SCALE);
+        cursor.trade(list[next++]!);
+      }
+      if (qty === 0n) return;
+      const quote = cursor.on(day);
+      result[index]!.push({
+        securityId,
+        qty: text(qty, QTY_SCALE),
+        price: text(quote.price, MONEY_SCALE),
+        currency: quote.currency,
+      });
+    });
   }
   return result;
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { AiProviderConfig } from '../config.ts';
 import { accountSyncTask } from '../accounts/account-sync.task.ts';
+import { queueEveryStaleSync } from '../accounts/account-sync.ts';
 import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
 import { importProcessTask } from '../imports/import-process.task.ts';
 import { importRevertTask } from '../imports/import-revert.task.ts';
@@ -40,6 +41,17 @@ export interface BackgroundWorker {
   stop(): Promise<void>;
 }
 
+/** Accounts whose balances are stale with no sync queued get one (accounts/account-sync.ts). */
+async function queueStaleSyncsOnce(connectionString: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await queueEveryStaleSync(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Starts the job runner; it stops when asked, not on signals: the process owns its shutdown order
  * (HTTP, then jobs, then the database). Before it takes jobs, the jobs left locked by workers that
@@ -47,6 +59,7 @@ export interface BackgroundWorker {
  */
 export async function startWorker(options: WorkerOptions): Promise<BackgroundWorker> {
   const liveness = await startWorkerLiveness(options.connectionString, options.logger);
+  await queueStaleSyncsOnce(options.connectionString);
   const runner = await run({
     connectionString: withSessionOptions(options.connectionString),
     concurrency: options.concurrency,

@@ -7,7 +7,7 @@ import { ValidationFailed, type ErrorDetail } from '../core/errors.ts';
 import { queueAccountSync } from '../accounts/account-sync.ts';
 import { BOUNDS, SCALE } from '../core/money/bounds.ts';
 import { currencyProblem } from '../core/money/currency-check.ts';
-import { decimalInput, moneyInput } from '../core/money/decimal-input.ts';
+import { decimalInput, minorUnitInput, moneyInput } from '../core/money/decimal-input.ts';
 import { absolute, isNegative, toDecimal, trimDecimal } from '../core/money/money.ts';
 import { Trade } from './trade.entity.ts';
 import { firstPositionProblem } from './position-check.ts';
@@ -74,17 +74,25 @@ function generatedName(direction: TradeDirection, qty: string, ticker: string | 
 }
 
 /**
- * The signed quantity (a sale is negative) and the entry amount, signed qty x price + fee, computed
- * by PostgreSQL in numeric so nothing is lost to floating point. A total beyond the amount bound is
+ * The signed quantity (a sale is negative) and the entry amount: signed qty x price rounded half to
+ * even to the currency's minor unit (cash moves in whole minor units), + fee, computed by
+ * PostgreSQL in numeric so nothing is lost to floating point. A total beyond the amount bound is
  * refused: it could not be stored, nor summed into a balance.
  */
-async function amounts(em: EntityManager, direction: TradeDirection, qty: string, price: string, fee: string) {
+async function amounts(
+  em: EntityManager,
+  direction: TradeDirection,
+  qty: string,
+  price: string,
+  fee: string,
+  currency: string,
+) {
   const sign = direction === 'sell' ? -1 : 1;
   const [row] = await sql<{ qty: string; amount: string; too_large: boolean }>(
     em,
     `select (?::numeric * ?)::text as qty, total::text as amount, abs(total) > ?::numeric as too_large
-       from (select round(?::numeric * ? * ?::numeric + ?::numeric, 4) as total) computed`,
-    [qty, sign, BOUNDS.amount, qty, sign, price, fee],
+       from (select round_half_even(?::numeric * ? * ?::numeric, currency_minor_digits(?)) + ?::numeric as total) computed`,
+    [qty, sign, BOUNDS.amount, qty, sign, price, currency, fee],
   );
   if (row!.too_large) {
     throw ValidationFailed.at(BODY, `The trade total (qty x price + fee) must be at most ${BOUNDS.amount}`);
@@ -172,13 +180,15 @@ export async function createTrade(em: EntityManager, familyId: string, input: Ne
   return writeUnit(em, async (tx) => {
     const account = await tradeAccount(tx, familyId, input.account_id);
     const security = await securityFor(tx, familyId, input);
-    const signed = await amounts(tx, input.type, qty, price, fee);
+    const currency = input.currency ?? account.currency;
+    minorUnitInput(fee, currency, `${BODY}/fee`, 'fee');
+    const signed = await amounts(tx, input.type, qty, price, fee, currency);
     const detail = tx.create(Trade, {
       security: security.id,
       qty: signed.qty,
       price: toDecimal(price),
       fee: toDecimal(fee),
-      currency: input.currency ?? account.currency,
+      currency,
       investmentActivityLabel: DEFAULT_LABELS[input.type],
     });
     const entry = tx.create(Entry, {
@@ -218,7 +228,15 @@ export async function updateTrade(em: EntityManager, familyId: string, id: strin
     const direction: TradeDirection =
       change.type ?? (change.nature ? (change.nature === 'inflow' ? 'sell' : 'buy') : stored);
     if (qty !== undefined || price !== undefined || direction !== stored) {
-      const signed = await amounts(tx, direction, qty ?? absolute(detail.qty), price ?? detail.price, detail.fee);
+      const currency = change.currency ?? detail.currency;
+      const signed = await amounts(
+        tx,
+        direction,
+        qty ?? absolute(detail.qty),
+        price ?? detail.price,
+        detail.fee,
+        currency,
+      );
       if (entry.name === generatedName(stored, detail.qty, row.security_ticker)) {
         entry.name = generatedName(direction, signed.qty, row.security_ticker);
       }

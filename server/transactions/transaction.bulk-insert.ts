@@ -14,17 +14,20 @@ export interface BulkTransaction {
   categoryId?: string | null;
   merchantId?: string | null;
   tagIds?: string[];
+  /** The rate from `currency` into the account's, when the client gave one. */
+  exchangeRate?: string | null;
 }
 
 /** The rows to write, as one JSON parameter: `json_to_recordset(?::json) as r(...)`. */
 export const INPUT_RECORDS = `json_to_recordset(?::json) as r(entry_id uuid, detail_id uuid, family_id uuid,
   account_id uuid, amount numeric, currency text, date date, name text, notes text, category_id uuid,
-  merchant_id uuid, created_at timestamptz, tag_ids uuid[], import_id uuid)`;
+  merchant_id uuid, created_at timestamptz, tag_ids uuid[], import_id uuid, exchange_rate numeric)`;
 
 /**
  * The writes of the rows of a CTE named `input` (details, taggings, entries), as CTEs to follow it:
  * the one way a transaction is written, whether by a request, an import or the demo data. `input`
- * has the columns of INPUT_RECORDS (`import_id` null unless an import writes it).
+ * has the columns of INPUT_RECORDS (`import_id` null unless an import writes it, `exchange_rate` unless
+ * the client gave one).
  */
 export const WRITE_INPUT = `
   details as (
@@ -35,9 +38,9 @@ export const WRITE_INPUT = `
     select gen_random_uuid(), tag_id, 'Transaction', detail_id, created_at from input, unnest(tag_ids) as tag_id
   ), written as (
     insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes,
-      created_at, updated_at, import_id)
+      created_at, updated_at, import_id, exchange_rate)
     select entry_id, family_id, account_id, 'Transaction', detail_id, amount, currency, date, name, notes, created_at,
-      created_at, import_id
+      created_at, import_id, exchange_rate
     from input
     returning 1
   )`;
@@ -45,7 +48,7 @@ export const WRITE_INPUT = `
 /** One statement writes the details, the entries and the taggings: atomic without a transaction block. */
 const INSERT_SQL = `with input as (select * from ${INPUT_RECORDS}), ${WRITE_INPUT} select count(*) from written`;
 
-/** A transaction to write whose currency the statement may supply (null: the family's). */
+/** A transaction to write whose currency the statement may supply (null: the account's). */
 export type TransactionRecord = Omit<BulkTransaction, 'currency'> & { currency?: string | null };
 
 /** `items` as the JSON of INPUT_RECORDS, with the ids (the entries') they will have, in order. */
@@ -66,6 +69,7 @@ export function inputRecords(items: TransactionRecord[]): { json: string; ids: s
     // Distinct creation times, the last one now, keep same-day rows in the order given (newest last).
     created_at: new Date(now - (items.length - 1 - index)).toISOString(),
     tag_ids: item.tagIds ?? [],
+    exchange_rate: item.exchangeRate ?? null,
   }));
   return { json: JSON.stringify(rows), ids: rows.map((row) => row.entry_id) };
 }

@@ -4,7 +4,9 @@ import { Entry } from '../entries/entry.entity.ts';
 import { NotFound, ValidationFailed, type ErrorDetail } from '../core/errors.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { currencyProblem } from '../core/money/currency-check.ts';
-import { moneyInput } from '../core/money/decimal-input.ts';
+import { moneyInput, precisionMessage, rateInput } from '../core/money/decimal-input.ts';
+import { exactDecimal } from '../core/money/exact-decimal.ts';
+import { minorDigits } from '../core/money/minor-units.ts';
 import { signedAmount, type Nature } from '../core/money/signed-amount.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { Tagging } from '../tags/tagging.entity.ts';
@@ -25,6 +27,7 @@ export interface TransactionInput {
   description?: string;
   notes?: string | null;
   currency?: string;
+  exchange_rate?: number | string;
   category_id?: string | null;
   merchant_id?: string | null;
   nature?: Nature;
@@ -48,6 +51,23 @@ function checkInput(input: TransactionInput): void {
   if (problems.length) throw new ValidationFailed(problems);
   // Exactly what was sent, or a 422: never rounded to the column's 4 places.
   if (input.amount !== undefined) moneyInput(input.amount, `${BODY}/amount`);
+  if (input.exchange_rate !== undefined) rateInput(input.exchange_rate, `${BODY}/exchange_rate`);
+}
+
+/**
+ * The one rule of a transaction's currency against its account's: the amount no finer than the
+ * currency's minor unit, and an own rate only for a currency other than the account's.
+ */
+function currencyRules(amount: string, currency: string, rate: unknown, accountCurrency: string): void {
+  if (exactDecimal(amount)!.fraction.length > minorDigits(currency)) {
+    throw ValidationFailed.at(`${BODY}/amount`, precisionMessage('amount', currency));
+  }
+  if (rate !== undefined && rate !== null && currency === accountCurrency) {
+    throw ValidationFailed.at(
+      `${BODY}/exchange_rate`,
+      `exchange_rate applies only to a transaction in another currency than its account's (${accountCurrency})`,
+    );
+  }
 }
 
 /** Loads the referenced category, merchant and tags, refusing any that is not the family's. */
@@ -119,6 +139,7 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
     date: input.date!,
     amount: signedAmount(input.amount!, input.nature),
     currency: input.currency ?? null,
+    exchangeRate: input.exchange_rate === undefined ? null : rateInput(input.exchange_rate, `${BODY}/exchange_rate`),
     name: nameOf(input)!,
     notes: input.notes ?? null,
     categoryId: refs.categoryId,
@@ -129,8 +150,19 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
   // statement. Rules fill in only what the request left out.
   const fill = { category: !refs.categoryGiven, merchant: !refs.merchantGiven, tags: refs.tagIds === undefined };
   const { statement, id } = transactionCreateStatement(record, fill);
-  const [outcome] = await retryingConflicts(() => sql(em, statement.text, statement.params));
+  const [outcome] = await retryingConflicts(() =>
+    sql<{ account_currency: string; queued: number }>(em, statement.text, statement.params),
+  );
   if (!outcome) throw NotFound.entity('Account');
+  if (!outcome.queued) {
+    // Nothing was written: say which currency rule the statement found broken.
+    currencyRules(
+      record.amount,
+      record.currency ?? outcome.account_currency,
+      record.exchangeRate,
+      outcome.account_currency,
+    );
+  }
   return id;
 }
 
@@ -147,15 +179,24 @@ export async function updateTransaction(
     const accountId = await lockEntryAccount(tx, familyId, id, 'Transaction');
     const entry = await tx.findOneOrFail(Entry, id);
     const detail = await tx.findOneOrFail(Transaction, entry.entryableId);
+    const [{ currency: accountCurrency }] = (await sql<{ currency: string }>(
+      tx,
+      'select currency::text as currency from accounts where id = ?',
+      [accountId],
+    )) as [{ currency: string }];
     const name = nameOf(input);
     if (name !== undefined) entry.name = name;
     if (input.date !== undefined) entry.date = input.date;
     if (input.notes !== undefined) entry.notes = input.notes;
+    // A rate belongs to the currency it converts: a new currency without a new rate drops the old one.
+    if (input.currency !== undefined && input.currency !== entry.currency) entry.exchangeRate = null;
     if (input.currency !== undefined) entry.currency = input.currency;
+    if (input.exchange_rate !== undefined) entry.exchangeRate = rateInput(input.exchange_rate, `${BODY}/exchange_rate`);
     // A nature alone re-signs the stored amount; an amount alone is stored as sent.
     if (input.amount !== undefined || input.nature !== undefined) {
       entry.amount = signedAmount(input.amount ?? entry.amount, input.nature);
     }
+    currencyRules(entry.amount, entry.currency, entry.exchangeRate, accountCurrency);
     if (refs.categoryGiven) detail.category = refs.categoryId ? tx.getReference(Category, refs.categoryId) : null;
     if (refs.merchantGiven) detail.merchant = refs.merchantId ? tx.getReference(Merchant, refs.merchantId) : null;
     if (refs.tagIds !== undefined) {

@@ -1,6 +1,7 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { absolute, formatMoney, toMinorUnits } from '../core/money/money.ts';
+import { absolute, formatMoney, minorDigits, toMinorUnits, trimDecimal } from '../core/money/money.ts';
+import { fromUnits, productUnits } from '../core/money/decimal-math.ts';
 import { classify } from '../core/money/signed-amount.ts';
 import { transactionTransferView, type TransferMemberRow } from '../transfers/transfer-membership.ts';
 
@@ -17,6 +18,9 @@ export interface TransactionRow {
   account_id: string;
   account_name: string;
   account_type: AccountType;
+  account_currency: string;
+  /** The rate into the account's currency: null when the currencies match or none is known. */
+  exchange_rate: string | null;
   category_id: string | null;
   category_name: string | null;
   category_color: string | null;
@@ -26,6 +30,22 @@ export interface TransactionRow {
   tags: { id: string; name: string; color: string }[];
   /** The confirmed transfer it is in, or null. */
   transfer: TransferMemberRow | null;
+}
+
+/** The amount in the account's currency, or null when no rate is known (docs/money.md#currencies). */
+function accountAmount(row: TransactionRow) {
+  let amount = row.amount;
+  if (row.currency !== row.account_currency) {
+    if (row.exchange_rate === null) return null;
+    amount = fromUnits(productUnits([row.amount, row.exchange_rate], minorDigits(row.account_currency)));
+  }
+  const signedCents = toMinorUnits(amount, row.account_currency);
+  return {
+    amount: formatMoney(absolute(amount), row.account_currency),
+    amount_cents: Math.abs(signedCents),
+    signed_amount_cents: 0 - signedCents,
+    currency: row.account_currency,
+  };
 }
 
 /** The API's transaction object. */
@@ -39,6 +59,8 @@ export function transactionView(row: TransactionRow) {
     // From the household's side (income positive), unlike the stored sign; `0 -` avoids -0.
     signed_amount_cents: 0 - signedCents,
     currency: row.currency,
+    exchange_rate: row.exchange_rate === null ? null : trimDecimal(row.exchange_rate),
+    account_amount: accountAmount(row),
     name: row.name,
     notes: row.notes,
     classification: row.transfer ? ('transfer' as const) : classify(row.amount),

@@ -5,7 +5,7 @@ import { lockAccount, lockEntryAccount } from '../accounts/account-lock.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { ValidationFailed } from '../core/errors.ts';
 import { queueAccountSync } from '../accounts/account-sync.ts';
-import { moneyInput } from '../core/money/decimal-input.ts';
+import { minorUnitInput, moneyInput } from '../core/money/decimal-input.ts';
 import { toDecimal } from '../core/money/money.ts';
 import { Valuation } from './valuation.entity.ts';
 
@@ -38,6 +38,7 @@ export async function createValuation(
   moneyInput(input.amount, '/valuation/amount');
   return writeUnit(em, async (tx) => {
     const account = await lockAccount<{ id: string; currency: string }>(tx, familyId, input.account_id, 'id, currency');
+    minorUnitInput(input.amount, account.currency, '/valuation/amount');
     const existing = await tx.findOne(Entry, { account: account.id, entryableType: 'Valuation', date: input.date });
     let result: { id: string; created: boolean };
     if (existing) {
@@ -87,7 +88,9 @@ export async function updateValuation(
       );
     }
     if (change.date !== undefined) entry.date = change.date;
-    if (change.amount !== undefined) entry.amount = toDecimal(change.amount);
+    if (change.amount !== undefined) {
+      entry.amount = toDecimal(minorUnitInput(change.amount, entry.currency, '/valuation/amount'));
+    }
     if (change.notes !== undefined) entry.notes = change.notes;
     entry.updatedAt = new Date();
     // The unique index on (account, date) of valuations decides whether the date is free.

@@ -115,7 +115,7 @@ describe('get_accounts', () => {
     expect(
       result.accounts.map((a: any) => [a.name, a.type, a.classification, a.balance, a.currency, a.status]),
     ).toEqual([
-      ['Brokerage', 'investment', 'asset', '3390.0000', 'USD', 'active'], // 5000 - 1000 - 650 - 200 + 240
+      ['Brokerage', 'investment', 'asset', '5340.0000', 'USD', 'active'], // cash 5000 - 1000 - 650 - 200 + 240, + 15 ABC x 130
       ['Closed Savings', 'depository', 'asset', '100.0000', 'USD', 'disabled'],
       ['Euro Savings', 'depository', 'asset', '460.0000', 'EUR', 'active'], // 500 - 40
       ['Everyday Checking', 'depository', 'asset', '2762.2500', 'USD', 'active'], // 1000 - 237.75 + 2000
@@ -248,23 +248,52 @@ describe('get_spending_by_category', () => {
 });
 
 describe('get_balance_sheet', () => {
-  it('totals assets, liabilities and net worth per currency, without disabled accounts', async () => {
-    const result = await call('get_balance_sheet', {});
-    expect(result.family_currency).toBe('USD');
-    const summary = result.currencies.map((c: any) => ({
-      currency: c.currency,
-      assets: [c.assets.total, c.assets.accounts.map((a: any) => a.name)],
-      liabilities: [c.liabilities.total, c.liabilities.accounts.map((a: any) => a.name)],
-      net_worth: c.net_worth,
-    }));
-    expect(summary).toEqual([
-      { currency: 'EUR', assets: ['460.0000', ['Euro Savings']], liabilities: ['0.0000', []], net_worth: '460.0000' },
-      {
-        currency: 'USD',
-        assets: ['6152.2500', ['Brokerage', 'Everyday Checking']], // 3390 + 2762.25
-        liabilities: ['0.0000', ['Travel Card']],
-        net_worth: '6152.2500',
-      },
+  it("totals assets, liabilities and net worth in the family's currency, naming a missing rate, without disabled accounts", async () => {
+    const summary = (result: any) =>
+      result.groups.map((g: any) => [g.account_type, g.total_cents, g.accounts.map((a: any) => [a.name, a.converted_balance_cents])]); // prettier-ignore
+    const before = await call('get_balance_sheet', {});
+    // 5340 + 2762.25 in USD (the card paid in full: 0 owed); the 460 EUR have no rate into USD yet.
+    expect(before).toMatchObject({
+      currency: 'USD',
+      assets: '$8,102.25',
+      assets_cents: 810225,
+      liabilities_cents: 0,
+      net_worth_cents: 810225,
+      complete: false,
+    });
+    expect(before.missing_exchange_rates.map((m: any) => [m.from, m.to])).toEqual([['EUR', 'USD']]);
+    expect(summary(before)).toEqual([
+      [
+        'depository',
+        276225,
+        [
+          ['Euro Savings', null],
+          ['Everyday Checking', 276225],
+        ],
+      ],
+      ['investment', 534000, [['Brokerage', 534000]]],
+      ['credit_card', 0, [['Travel Card', 0]]],
+    ]);
+    await server.query(
+      `insert into exchange_rates (family_id, from_currency, to_currency, date, rate, source)
+       values ($1, 'EUR', 'USD', current_date, 1.1, 'api')`,
+      [household.familyId],
+    );
+    const after = await call('get_balance_sheet', {});
+    // And 460 EUR x 1.1 = 506.
+    expect(after).toMatchObject({
+      assets_cents: 860825,
+      liabilities_cents: 0,
+      net_worth_cents: 860825,
+      complete: true,
+    });
+    expect(summary(after)[0]).toEqual([
+      'depository',
+      326825,
+      [
+        ['Euro Savings', 50600],
+        ['Everyday Checking', 276225],
+      ],
     ]);
   });
 });

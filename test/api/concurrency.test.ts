@@ -1,3 +1,4 @@
+import { expectBalancesFresh } from '../support/fresh-balances.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHousehold, startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
 import type { TestServer } from '../support/test-server.ts';
@@ -77,20 +78,23 @@ async function expectBalancesRecomputed(): Promise<void> {
   await server.drainJobs();
   const wrong = await server.query(`
     with anchors as (
-      select a.id, a.balance, a.account_type,
+      select a.id, a.cash_balance, a.account_type,
              (select e.date from entries e where e.account_id = a.id and e.entryable_type = 'Valuation'
                 and e.date <= current_date order by e.date desc, e.created_at desc limit 1) as anchor_date,
              coalesce((select e.amount from entries e where e.account_id = a.id and e.entryable_type = 'Valuation'
                 and e.date <= current_date order by e.date desc, e.created_at desc limit 1), a.opening_balance) as anchor
         from accounts a
     )
-    select id, balance, anchor - coalesce((
+    select id, cash_balance as balance, anchor - coalesce((
              select sum(e.amount) from entries e
               where e.account_id = anchors.id and e.entryable_type <> 'Valuation' and e.date <= current_date
                 and (anchor_date is null or e.date > anchor_date)), 0) as expected
       from anchors where account_type in ('depository', 'investment')`);
   const differing = wrong.filter((row) => Number(row.balance) !== Number(row.expected));
   expect(differing).toEqual([]);
+  expect(await server.query('select id from accounts where balance <> cash_balance + holdings_value')).toEqual([]);
+  // The daily rows the incremental syncs left are what a sync from scratch writes.
+  await expectBalancesFresh(server);
 }
 
 describe('writes to one account at once (item 1)', () => {

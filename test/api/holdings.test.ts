@@ -51,12 +51,12 @@ describe('holdings maths (hand-computed)', () => {
     ]);
   });
 
-  it('prefers a known market price on or before the date', async () => {
+  it('values with the latest price on or before the date, a market price or a trade price', async () => {
     const rows = (await list({ account_id: brokerage })).body.data as Holding[];
     const xyz = rows.filter((row) => row.security.ticker === 'XYZ');
     expect(xyz.map((row) => [row.date, row.qty, row.price_cents, row.amount_cents, row.avg_cost])).toEqual([
       ['2024-01-10', '4', 5000, 20000, '$50.00'],
-      ['2024-03-10', '8', 5500, 44000, '$60.00'], // market 55 (2024-02-15) rather than the trade's 70
+      ['2024-03-10', '8', 7000, 56000, '$60.00'], // the trade's 70 that day is newer than the market's 55 of 2024-02-15
       [today, '8', 8000, 64000, '$60.00'],
     ]);
   });

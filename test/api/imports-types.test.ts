@@ -144,6 +144,25 @@ async function tradesOf(importId: string) {
 const balanceCents = async (id: string) =>
   (await server.api.call('getAccount', { key: household.readKey, params: { id } })).body.data.balance_cents as number;
 
+/** Balance, cash and holdings value of an account, in minor units. */
+const figures = async (id: string) => {
+  const { data } = (await server.api.call('getAccount', { key: household.readKey, params: { id } })).body;
+  return [data.balance_cents, data.cash_balance_cents, data.holdings_value_cents] as [number, number, number];
+};
+
+describe('TransactionImport money', () => {
+  it("fails naming the row whose amount is finer than its currency's minor unit, writing nothing", async () => {
+    await openAccount('Yen wallet', 'depository', { currency: 'JPY' });
+    const content = csv([
+      ['date', 'amount', 'name', 'account', 'currency'],
+      ['2024-04-01', '12.50', 'Lunch', 'Girokonto', ''],
+      ['2024-04-01', '1.234', 'Fils', 'Girokonto', 'KWD'],
+      ['2024-04-02', '980.5', 'Ramen', 'Yen wallet', ''],
+    ]);
+    await expectFailure('TransactionImport', content, 'Row 3: amount must be a whole number: JPY has no minor unit');
+  });
+});
+
 describe('TradeImport', () => {
   let first: string;
 
@@ -206,8 +225,14 @@ describe('TradeImport', () => {
       [depot, trades[0]!.security_id],
     );
     expect(vti!.qty).toBe('6.00000000');
-    // An asset account pays out its trades: 0 - (2005 + 751.25 - 840).
-    expect(await balanceCents(depot)).toBe(-191625);
+    // A EUR account pays out its EUR trades: cash 0 - 2005 + 840; it holds 6 VTI at 210 = 1260. The
+    // USD buy of AAPL has no rate into EUR: left out of cash and holdings, and named.
+    expect(await figures(depot)).toEqual([9500, -116500, 126000]);
+    const shown = (await server.api.call('getAccount', { key: household.readKey, params: { id: depot } })).body.data;
+    expect([shown.balance_complete, shown.missing_exchange_rates]).toEqual([
+      false,
+      [{ from: 'USD', to: 'EUR', date: '2024-01-11' }],
+    ]);
   });
 
   it('reuses the securities on a second import, by ticker in any case and with or without a MIC', async () => {
@@ -291,7 +316,8 @@ describe('TradeImport', () => {
     const done = await runImport('TradeImport', content, { account_id: account });
     expect(done.status).toBe('complete');
     const [created] = await securitiesOf('RVT');
-    expect(await balanceCents(account)).toBe(-26000);
+    // Cash paid 3 x 10 + 230 for holdings worth as much.
+    expect(await figures(account)).toEqual([0, -26000, 26000]);
     const before = await snapshot();
     await revert(done.id);
     expect(await tradesOf(done.id)).toEqual([]);
@@ -348,8 +374,9 @@ describe('TradeImport', () => {
       [account, shared!.id],
     );
     expect(held!.qty).toBe('20.00000000');
-    // 20 x (20 - 11 + 5) paid out of an asset account.
-    expect(await balanceCents(account)).toBe(-28000);
+    // 20 x (20 - 11 + 5) paid out of an asset account, for 20 SHARED at the last price 11 and
+    // 5 each of N0-N3 at 5: 220 + 100.
+    expect(await figures(account)).toEqual([4000, -28000, 32000]);
   });
 });
 

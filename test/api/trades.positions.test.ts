@@ -84,11 +84,22 @@ describe('numbers that everything derived from them can hold (item 5)', () => {
     expect(poison.body.errors[0].message).toBe('The position would be worth more than 10000000000000 on 2024-01-03');
     await server.drainJobs();
     const before = await server.api.call('getAccount', { key: household.readKey, params: { id: account } });
-    expect(before.body.data).toMatchObject({ balance_cents: -1e13, sync_error: null });
+    // Cash paid 10^11 for holdings worth as much at the trade's price.
+    expect(before.body.data).toMatchObject({
+      balance_cents: 0,
+      cash_balance_cents: -1e13,
+      holdings_value_cents: 1e13,
+      sync_error: null,
+    });
     expect((await trade('2024-01-04', 'sell', 1e10, 1, 'BIG')).status).toBe(201);
     await server.drainJobs();
     const after = await server.api.call('getAccount', { key: household.readKey, params: { id: account } });
-    expect(after.body.data).toMatchObject({ balance_cents: -9e12, sync_error: null });
+    expect(after.body.data).toMatchObject({
+      balance_cents: 0,
+      cash_balance_cents: -9e12,
+      holdings_value_cents: 9e12,
+      sync_error: null,
+    });
   });
 
   it('bounds one trade: qty, price and their total', async () => {

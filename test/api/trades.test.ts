@@ -134,12 +134,17 @@ describe('listTrades, getTrade, deleteTrade', () => {
     expect((await list({ account_id: second })).body.meta.total_count).toBe(1);
   });
 
-  it('moves the account balance by the trade cash amounts once synced', async () => {
+  it('moves the cash by the trade amounts and counts the holdings in the balance once synced', async () => {
     const account = await openAccount(household.writeKey, 'investment');
     await trade({ account_id: account, type: 'buy', qty: 3, price: 100, fee: 2, ticker: 'ABC' });
     await trade({ account_id: account, type: 'sell', qty: 1, price: 120, ticker: 'ABC' });
     await server.drainJobs();
     const shown = await server.api.call('getAccount', { key: household.readKey, params: { id: account } });
-    expect(shown.body.data.balance_cents).toBe(-18200); // -(302) + 120
+    // Cash -(302) + 120, and 2 ABC held at the last trade's price 120.
+    expect(shown.body.data).toMatchObject({
+      balance_cents: 5800,
+      cash_balance_cents: -18200,
+      holdings_value_cents: 24000,
+    });
   });
 });

@@ -97,6 +97,8 @@ describe('createTransaction: success', () => {
       amount_cents: 1250,
       signed_amount_cents: -1250,
       currency: 'USD',
+      exchange_rate: null,
+      account_amount: { amount: '$12.50', amount_cents: 1250, signed_amount_cents: -1250, currency: 'USD' },
       name: 'Blue Bottle Coffee',
       notes: 'flat white',
       classification: 'expense',

@@ -99,6 +99,9 @@ export class Migration20261129000000_money extends Migration {
         outflows numeric(19,4) not null,
         complete boolean not null,
         missing_exchange_rates jsonb not null default '[]',
+        -- The part of missing_exchange_rates that later days inherit: flows since the last valuation
+        -- (a holding's missing rate counts on its own day only).
+        carried_missing_rates jsonb not null default '[]',
         created_at timestamptz not null default now(),
         updated_at timestamptz not null default now(),
         unique (account_id, date)

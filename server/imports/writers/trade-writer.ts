@@ -130,7 +130,8 @@ async function checkPositions(job: ImportJob, accounts: string[]): Promise<void>
 /**
  * Writes the trades of a TradeImport: set-based statements over the staged rows, 10,000 rows at a
  * time, each row one trade entry. As `createTrade` does it: the quantity is signed (a sale is
- * negative), the entry amount is qty x price rounded to 4 places (a buy is money out, positive),
+ * negative), the entry amount is qty x price rounded half to even to the currency's minor unit (a
+ * buy is money out, positive),
  * the currency is the row's else the account's, the name the row's else `Buy 10 shares of VTI`;
  * the activity label is Buy or Sell. The entries carry the import's id so a revert removes them.
  */
@@ -155,7 +156,7 @@ export async function writeTrades(job: ImportJob): Promise<WriteOutcome> {
        ), written as (
          insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name,
            import_id)
-         select t.entry_id, ?::uuid, t.account_id, 'Trade', t.trade_id, round(t.qty * t.price, 4), t.currency,
+         select t.entry_id, ?::uuid, t.account_id, 'Trade', t.trade_id, round_half_even(t.qty * t.price, currency_minor_digits(t.currency)), t.currency,
            (t.v->>'date')::date,
            coalesce(t.v->>'name',
              case when t.qty < 0 then 'Sell ' else 'Buy ' end || trim_scale(abs(t.qty))::text || ' shares of ' || t.ticker),

@@ -1,6 +1,7 @@
 import { WRITE_INPUT } from '../../transactions/transaction.bulk-insert.ts';
 import { applyRulesToImport } from '../../rules/transaction-rules.ts';
-import { inChunks, requireRowAccounts, type ImportJob, type WriteOutcome } from './import-writer.ts';
+import { ImportDataError, inChunks, requireRowAccounts, type ImportJob, type WriteOutcome } from './import-writer.ts';
+import { precisionMessage } from '../../core/money/decimal-input.ts';
 
 /**
  * The accounts rows go into: the import's own, else the account each row names (by name, any
@@ -20,6 +21,28 @@ async function resolveAccounts(job: ImportJob, createMissing: boolean): Promise<
     );
   }
   await requireRowAccounts(job);
+}
+
+/**
+ * An amount finer than the minor unit of its currency (the row's, else its account's) is refused, as
+ * the transaction service refuses it: rounding it would lose money.
+ */
+async function checkPrecision(job: ImportJob): Promise<void> {
+  const [fine] = await job.run<{ row_number: number; currency: string }>(
+    `select r.row_number, c.currency from import_rows r
+       cross join lateral (
+         select coalesce(r."values"->>'currency', (select a.currency::text from accounts a
+           where a.id = ?::uuid or (?::uuid is null and a.family_id = ?::uuid and lower(a.name) = lower(r."values"->>'account'))
+           limit 1)) as currency
+       ) c
+      where r.import_id = ?::uuid and c.currency is not null
+        and (r."values"->>'amount')::numeric <> round((r."values"->>'amount')::numeric, currency_minor_digits(c.currency))
+      order by r.row_number limit 1`,
+    [job.accountId, job.accountId, job.familyId, job.id],
+  );
+  if (fine) {
+    throw new ImportDataError(`Row ${fine.row_number}: ${precisionMessage('amount', fine.currency)}`);
+  }
 }
 
 /** Categories and tags the rows name, created when the family has none of that name (any case). */
@@ -51,6 +74,7 @@ async function createNamedRecords(job: ImportJob): Promise<void> {
  */
 export async function writeTransactions(job: ImportJob, external: boolean): Promise<WriteOutcome> {
   await resolveAccounts(job, external);
+  await checkPrecision(job);
   await createNamedRecords(job);
   const imported = await inChunks(job, async (from, to) => {
     const [written] = await job.run<{ n: number }>(
@@ -66,7 +90,7 @@ export async function writeTransactions(job: ImportJob, external: boolean): Prom
            null::uuid as merchant_id, now() as created_at,
            array(select distinct t.id from jsonb_array_elements_text(s.v->'tags') as n(name)
              join tags t on t.family_id = ?::uuid and lower(t.name) = lower(n.name)) as tag_ids,
-           ?::uuid as import_id
+           ?::uuid as import_id, null::numeric as exchange_rate
          from src s join accounts a on a.id = s.account_id
          left join categories c on c.family_id = ?::uuid and lower(c.name) = lower(s.v->>'category')
        ), ${WRITE_INPUT}

@@ -1,0 +1,25 @@
+import { expect } from 'vitest';
+import type { TestServer } from './test-server.ts';
+
+const ROW = `account_id, to_char(date, 'YYYY-MM-DD') as date, currency, balance::text, cash_balance::text,
+  holdings_value::text, inflows::text, outflows::text, complete, missing_exchange_rates, carried_missing_rates`;
+
+/**
+ * Every stored daily balance (and every account's figures) equals a recomputation from scratch:
+ * what the incremental syncs left after concurrent writes is what a full sync writes.
+ */
+export async function expectBalancesFresh(server: TestServer): Promise<void> {
+  await server.drainJobs();
+  const read = async () => ({
+    rows: await server.query(`select ${ROW} from balances order by account_id, date`),
+    accounts: await server.query(`select id, balance::text, cash_balance::text, holdings_value::text, balance_complete,
+      missing_exchange_rates from accounts order by id`),
+  });
+  const incremental = await read();
+  expect(incremental.rows.length).toBeGreaterThan(0);
+  await server.query(`update accounts set balances_stale_from = '-infinity'`);
+  await server.query(`select graphile_worker.add_job('account_sync', json_build_object('account_id', id),
+    job_key := 'account_sync:' || id) from accounts`);
+  await server.drainJobs();
+  expect(incremental).toEqual(await read());
+}
