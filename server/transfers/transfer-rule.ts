@@ -1,7 +1,4 @@
 import type { AccountType } from '../accounts/account.entity.ts';
-import { ValidationFailed } from '../core/errors.ts';
-import { moneyInput } from '../core/money/decimal-input.ts';
-import { minorDigits, toDecimal } from '../core/money/money.ts';
 
 /**
  * The rules of a transfer, defined once: what it is called, what kind it is, and which two
@@ -35,20 +32,6 @@ export function transferNames(
   const kind = transferKind(to.account_type);
   const word = kind === 'credit_card_payment' || kind === 'loan_payment' ? 'Payment' : 'Transfer';
   return { outflow: `${word} to ${to.name}`, inflow: `${word} from ${from.name}` };
-}
-
-/**
- * An amount of money in `currency` from the request: positive (the contract says so), within the
- * bounds, and with no more decimal places than the currency's minor unit (rounding would lose money).
- */
-export function amountInCurrency(value: number, currency: string, path: string, label: string): string {
-  const decimal = moneyInput(value, path, label);
-  const places = decimal.split('.')[1]?.replace(/0+$/, '').length ?? 0;
-  const allowed = minorDigits(currency);
-  if (places > allowed) {
-    throw ValidationFailed.at(path, `${label} must have at most ${allowed} decimal places for ${currency}`);
-  }
-  return toDecimal(decimal);
 }
 
 /** How many days an outflow and the inflow it paid may lie apart (bank transfers take a few days). */

@@ -3,11 +3,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueAccountSync } from '../accounts/account-sync.ts';
 import type { AccountType } from '../accounts/account.entity.ts';
 import { NotFound, ValidationFailed, type ErrorDetail } from '../core/errors.ts';
-import { negate } from '../core/money/money.ts';
+import { minorUnitInput } from '../core/money/decimal-input.ts';
+import { negate, toDecimal } from '../core/money/money.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { insertTransactions } from '../transactions/transaction.bulk-insert.ts';
-import { LINK_CHECKS, amountInCurrency, linkChecks, rateSql, transferNames, type LinkCheck } from './transfer-rule.ts';
+import { LINK_CHECKS, linkChecks, rateSql, transferNames, type LinkCheck } from './transfer-rule.ts';
 
 /** Money moved between two accounts of the family (`createTransfer`, first shape). */
 export interface NewTransferInput {
@@ -118,10 +119,10 @@ export async function createTransfer(em: EntityManager, familyId: string, input:
     const from = accounts.get(input.from_account_id);
     const to = accounts.get(input.to_account_id);
     if (!from || !to) throw NotFound.entity('Account');
-    const amount = amountInCurrency(input.amount, from.currency, `${BODY}/amount`, 'amount');
+    const amount = toDecimal(minorUnitInput(input.amount, from.currency, `${BODY}/amount`));
     let toAmount: string | null;
     if (input.to_amount !== undefined) {
-      toAmount = amountInCurrency(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount');
+      toAmount = toDecimal(minorUnitInput(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount'));
       if (from.currency === to.currency && toAmount !== amount) {
         throw ValidationFailed.at(
           `${BODY}/to_amount`,

@@ -250,7 +250,7 @@ describe('a new transfer', () => {
     expect((await refused({ ...base, amount: 0 }, 422)).error).toBe('validation_failed');
     expect((await refused({ ...base, amount: -5 }, 422)).error).toBe('validation_failed');
     expect((await refused({ ...base, amount: 10.005 }, 422)).errors).toEqual([
-      { message: 'amount must have at most 2 decimal places for USD', path: '/body/transfer/amount' },
+      { message: 'amount must have at most 2 decimal places: the minor unit of USD', path: '/body/transfer/amount' },
     ]);
     expect((await refused({ ...base, to_amount: 11 }, 422)).errors).toEqual([
       { message: 'to_amount must equal amount: both accounts are in USD', path: '/body/transfer/to_amount' },
