@@ -4,6 +4,7 @@ import { accountClassification } from '../accounts/account.view.ts';
 import { fromUnits, toUnits } from '../core/money/decimal-math.ts';
 import { formatMoney, toMinorUnits, trimDecimal } from '../core/money/money.ts';
 import { sqlOn, type Sql, type SqlTarget } from '../core/sql.ts';
+import { inConfirmedTransfer } from '../transfers/transfer-membership.ts';
 import { addDays, daysBetween, type MissingRate } from './daily-balances.ts';
 
 export type BalanceSheetPeriod = components['schemas']['BalanceSheetPeriod'];
@@ -180,7 +181,7 @@ export async function balanceSheet(target: SqlTarget, familyId: string, period: 
 /**
  * Income and expenses of the counted accounts from `start` to `end`, in the family's currency:
  * each transaction at its own rate when its account is in the family's currency, else at the rate
- * of its date. Excluded transactions are left out.
+ * of its date. Excluded transactions and transfers between the family's accounts are left out.
  */
 async function periodFlows(run: Sql, familyId: string, currency: string, start: string, end: string) {
   const [row] = (await run<{ income: string; expenses: string; missing: MissingRate[] }>(
@@ -193,7 +194,7 @@ async function periodFlows(run: Sql, familyId: string, currency: string, start: 
                                         currency_minor_digits(?::text)) end as amount
          from entries e join accounts a on a.id = e.account_id
         where e.family_id = ? and e.entryable_type = 'Transaction' and not e.excluded and ${COUNTED}
-          and e.date between ?::date and ?::date
+          and not ${inConfirmedTransfer('e')} and e.date between ?::date and ?::date
      )
      select coalesce(sum(-amount) filter (where amount < 0), 0)::text as income,
             coalesce(sum(amount) filter (where amount > 0), 0)::text as expenses,

@@ -483,3 +483,17 @@ describe('concurrent transfers between two accounts', () => {
     expect(await balanceCents(b)).toBe(105_000);
   });
 });
+
+describe('the balance sheet', () => {
+  it("leaves transfers out of the period's income and expenses", async () => {
+    const [{ today }] = (await server.query<{ today: string }>(
+      "select to_char(current_date, 'YYYY-MM-DD') as today",
+    )) as [{ today: string }];
+    await created({ from_account_id: accounts.checking, to_account_id: accounts.savings, amount: 40, date: today });
+    await transaction(accounts.checking!, today, 7.25, 'Lunch');
+    await server.drainJobs();
+    const sheet = await server.api.call('getBalanceSheet', { key: household.readKey, query: { period: '1M' } });
+    // Only the lunch: the 40 moved from checking to savings is neither.
+    expect(sheet.body.data.flows).toMatchObject({ income_cents: 0, expenses_cents: 725, complete: true });
+  });
+});
