@@ -11,6 +11,7 @@ import { securityPricesHandlers } from './security-prices/security-prices.handle
 import { tagsHandlers } from './tags/tags.handlers.ts';
 import { tradesHandlers } from './trades/trades.handlers.ts';
 import { transactionsHandlers } from './transactions/transactions.handlers.ts';
+import { transfersHandlers } from './transfers/transfers.handlers.ts';
 import { valuationsHandlers } from './valuations/valuations.handlers.ts';
 
 /**
@@ -27,6 +28,7 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...securityPricesHandlers,
   ...exchangeRatesHandlers,
   ...transactionsHandlers,
+  ...transfersHandlers,
   ...valuationsHandlers,
   ...tradesHandlers,
   ...holdingsHandlers,

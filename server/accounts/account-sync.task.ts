@@ -1,5 +1,6 @@
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction, sqlOn } from '../core/sql.ts';
+import { queueTransferSuggestion } from '../transfers/transfer-suggest.task.ts';
 import { syncAccount } from './account-sync.ts';
 
 /**
@@ -21,7 +22,10 @@ export const accountSyncTask = defineTask(
   async ({ account_id: accountId }, helpers) => {
     await helpers.withPgClient(async (client) => {
       try {
-        await inTransaction(client, () => syncAccount(client, accountId));
+        await inTransaction(client, async () => {
+          await syncAccount(client, accountId);
+          await queueTransferSuggestion(client, accountId);
+        });
       } catch (error) {
         // Visible, not silent: the account says its balance is stale until a sync succeeds.
         const reason = failureReason(error);

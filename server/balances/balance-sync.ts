@@ -5,6 +5,7 @@ import { minorDigits } from '../core/money/minor-units.ts';
 import { runStatement, type Queryable } from '../core/sql.ts';
 import { marketFacts } from '../holdings/account-positions.ts';
 import { dailyHoldings } from '../holdings/holding.positions.ts';
+import { inConfirmedTransfer } from '../transfers/transfer-membership.ts';
 import {
   addDays,
   dailyBalances,
@@ -77,6 +78,9 @@ export async function syncBalances(client: Queryable, accountId: string): Promis
   return days.length;
 }
 
+/** An entry that is income or an expense: a transaction, not excluded, in no confirmed transfer. */
+const INCOME_OR_EXPENSE = `e.entryable_type = 'Transaction' and not e.excluded and not ${inConfirmedTransfer('e')}`;
+
 /** The converted flows and valuations of each day from `from` to today. */
 async function dayFlows(
   client: Queryable,
@@ -99,8 +103,8 @@ async function dayFlows(
         select to_char(e.date, 'YYYY-MM-DD') as date,
                coalesce(sum(-x.amount) filter (where e.entryable_type <> 'Valuation' and not e.excluded and x.amount < 0), 0)::text as inflows,
                coalesce(sum(x.amount) filter (where e.entryable_type <> 'Valuation' and not e.excluded and x.amount > 0), 0)::text as outflows,
-               coalesce(sum(-x.amount) filter (where e.entryable_type = 'Transaction' and not e.excluded and x.amount < 0), 0)::text as income,
-               coalesce(sum(x.amount) filter (where e.entryable_type = 'Transaction' and not e.excluded and x.amount > 0), 0)::text as expenses,
+               coalesce(sum(-x.amount) filter (where ${INCOME_OR_EXPENSE} and x.amount < 0), 0)::text as income,
+               coalesce(sum(x.amount) filter (where ${INCOME_OR_EXPENSE} and x.amount > 0), 0)::text as expenses,
                (max(x.amount) filter (where e.entryable_type = 'Valuation'))::text as valuation,
                coalesce(array_agg(distinct e.currency::text) filter (where x.amount is null and not e.excluded), '{}') as missing
           from entries e

@@ -320,6 +320,131 @@ export interface paths {
         patch: operations["updateTransaction"];
         trace?: never;
     };
+    "/api/v1/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transfers
+         * @description Returns the family's transfers one page at a time, newest date (of the outflow) first. `account_id` matches either side; `start_date` and `end_date` bound the outflow's date; `status` keeps only suggested or only confirmed transfers (both by default). Suggestions appear after the background job that follows each write or import has run. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listTransfers"];
+        put?: never;
+        /**
+         * Make or link a transfer
+         * @description Records a confirmed transfer between two accounts of the family, in one of two ways.
+         *
+         *     - New money moved: `from_account_id`, `to_account_id`, `amount`, `date`
+         *       (and `notes`, `to_amount`) write an outflow on the from account and an
+         *       inflow on the to account, named `Transfer to <account>` and `Transfer
+         *       from <account>` (`Payment to <account>` for a `credit_card` or `loan`
+         *       account, whose debt it lowers), together with the transfer, all or
+         *       nothing. The inflow is `to_amount` when sent, else `amount` converted
+         *       at the date's exchange rate; when the accounts' currencies differ and
+         *       no rate is known, 422 `no exchange rate from EUR to USD on
+         *       2024-01-05`. The same account on both sides: 422.
+         *
+         *     - A link: `outflow_transaction_id` and `inflow_transaction_id` name two
+         *       existing transactions of two different accounts of the family; the
+         *       first must be an outflow and the second an inflow, dated at most 4
+         *       days apart, with amounts equal within 1% once converted. Otherwise
+         *       422 saying which rule fails.
+         *
+         *
+         *     An account or transaction that is not the family's: 404. A transaction already in a confirmed transfer: 422 (of concurrent requests naming the same transaction, exactly one succeeds). Requires the `read_write` scope.
+         */
+        post: operations["createTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a transfer
+         * @description Returns one transfer of the family, suggested or confirmed. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getTransfer"];
+        put?: never;
+        post?: never;
+        /**
+         * Unlink a transfer
+         * @description Deletes a transfer (suggested or confirmed) of the family and confirms with its id. Both transactions stay, as ordinary income and expense; delete them with `deleteTransaction` if they should go too. Deleting either transaction also unlinks its transfer. Requires the `read_write` scope.
+         */
+        delete: operations["deleteTransfer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transfers/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a suggested transfer
+         * @description Turns a suggestion into a confirmed transfer: from then on its two transactions count as neither income nor expense. Confirming a transfer that is already confirmed changes nothing. When either transaction has meanwhile joined another confirmed transfer, 422: reject the suggestion, or leave it to the next suggestion run, which removes it. Requires the `read_write` scope.
+         */
+        post: operations["confirmTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transfers/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a suggested transfer
+         * @description Deletes a suggestion and remembers its pair of transactions, which is never suggested again. A confirmed transfer cannot be rejected (422); unlink it with `deleteTransfer`. Requires the `read_write` scope.
+         */
+        post: operations["rejectTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/valuations": {
         parameters: {
             query?: never;
@@ -1397,12 +1522,28 @@ export interface components {
             signed_amount_cents: number;
             currency: components["schemas"]["Currency"];
         };
+        /**
+         * @description What a transfer is, by the type of the account that receives the money: `credit_card_payment` (a `credit_card` account), `loan_payment` (a `loan` account), `investment_contribution` (an `investment` or `crypto` account), `funds_movement` (any other account).
+         * @enum {string}
+         */
+        TransferKind: "credit_card_payment" | "loan_payment" | "investment_contribution" | "funds_movement";
         /** @description Short form of the account a record belongs to. */
         AccountRef: {
             /** Format: uuid */
             id: string;
             name: string;
             account_type: components["schemas"]["AccountType"];
+        };
+        /** @description The confirmed transfer a transaction belongs to. */
+        TransactionTransfer: {
+            /**
+             * Format: uuid
+             * @description Id of the transfer (see `getTransfer`).
+             */
+            id: string;
+            kind: components["schemas"]["TransferKind"];
+            /** @description The account on the other side of the transfer. */
+            other_account: components["schemas"]["AccountRef"];
         };
         /** @description Category of a transaction, with its display attributes. */
         TransactionCategory: {
@@ -1453,10 +1594,12 @@ export interface components {
             /** @description Free-text notes, or null. */
             notes: string | null;
             /**
-             * @description `income` when the stored amount is negative, otherwise `expense`.
+             * @description `transfer` when the transaction is in a confirmed transfer (it then counts as neither income nor expense), else `income` when the stored amount is negative, otherwise `expense`.
              * @enum {string}
              */
-            classification: "income" | "expense";
+            classification: "income" | "expense" | "transfer";
+            /** @description The confirmed transfer the transaction is in, or null. */
+            transfer: components["schemas"]["TransactionTransfer"] | null;
             account: components["schemas"]["AccountRef"];
             /** @description Assigned category, or null. */
             category: components["schemas"]["TransactionCategory"] | null;
@@ -1560,6 +1703,111 @@ export interface components {
                 /** @description Complete new set of tags. Leave the field out to keep the current tags; send `[]` to remove every tag. */
                 tag_ids?: string[];
             };
+        };
+        /**
+         * @description `confirmed`: a transfer the household made or linked, whose two transactions count as neither income nor expense. `suggested`: a pair the service found after a write or an import, which counts for nothing until it is confirmed.
+         * @enum {string}
+         */
+        TransferStatus: "suggested" | "confirmed";
+        /** @description One of the two transactions of a transfer, in its account's terms. */
+        TransferSide: {
+            /**
+             * Format: uuid
+             * @description Id of the transaction (see `getTransaction`).
+             */
+            id: string;
+            /**
+             * Format: date
+             * @description Booking date (`YYYY-MM-DD`).
+             */
+            date: string;
+            /** @description Absolute value of the amount, formatted for display. */
+            amount: components["schemas"]["FormattedMoney"];
+            /** @description Absolute value of the amount in minor units of `currency`. */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            account: components["schemas"]["AccountRef"];
+        };
+        /** @description Money moved between two accounts of the family: an outflow (stored amount above zero) on one account and an inflow (below zero) on another. While `confirmed`, both transactions have `classification: transfer` and count as neither income nor expense. */
+        Transfer: {
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["TransferStatus"];
+            kind: components["schemas"]["TransferKind"];
+            /**
+             * Format: date
+             * @description Date of the outflow (`YYYY-MM-DD`).
+             */
+            date: string;
+            /** @description Amount of the outflow, formatted in its currency. */
+            amount: components["schemas"]["FormattedMoney"];
+            /** @description Amount of the outflow in minor units of `currency`. */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            outflow_transaction: components["schemas"]["TransferSide"];
+            inflow_transaction: components["schemas"]["TransferSide"];
+            /** @description Notes of the outflow transaction, or null. */
+            notes: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of transfers, newest date first. */
+        TransferList: {
+            data: components["schemas"]["Transfer"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /**
+         * New transfer
+         * @description Writes an outflow on `from_account_id` and an inflow on `to_account_id`, each in its account's currency. The two accounts must differ. `amount` may have no more decimal places than the from account's currency has (USD 2, JPY 0); so may `to_amount` for the to account's currency.
+         */
+        TransferBetweenAccounts: {
+            /**
+             * Format: uuid
+             * @description Account of the family the money leaves.
+             */
+            from_account_id: string;
+            /**
+             * Format: uuid
+             * @description Account of the family the money reaches (for a card or loan, this pays it down).
+             */
+            to_account_id: string;
+            /** @description Amount leaving the from account, in its currency, in major units. */
+            amount: number;
+            /** @description Amount reaching the to account, in its currency, when the two accounts have different currencies; otherwise `amount` converted at the date's exchange rate (same currency: `amount`). */
+            to_amount?: number;
+            /**
+             * Format: date
+             * @description Booking date of both transactions (`YYYY-MM-DD`).
+             */
+            date: string;
+            /** @description Notes, stored on both transactions. */
+            notes?: string;
+        };
+        /**
+         * Link of two transactions
+         * @description Links two existing transactions of two different accounts of the family: an outflow (stored amount above zero) and an inflow (below zero), dated at most 4 days apart, whose amounts agree within 1% once converted to the outflow's currency. Neither may already be in a confirmed transfer.
+         */
+        TransferLink: {
+            /**
+             * Format: uuid
+             * @description The transaction the money left by.
+             */
+            outflow_transaction_id: string;
+            /**
+             * Format: uuid
+             * @description The transaction the money arrived by.
+             */
+            inflow_transaction_id: string;
+        };
+        /** @description Body for a transfer: either new money moved between two accounts of the family (`from_account_id`, `to_account_id`, `amount`, `date`), or a link between two transactions the family already has (`outflow_transaction_id`, `inflow_transaction_id`). Exactly one of the two shapes. */
+        TransferCreateRequest: {
+            transfer: components["schemas"]["TransferBetweenAccounts"] | components["schemas"]["TransferLink"];
+        };
+        /** @description Envelope holding one transfer. */
+        TransferResponse: {
+            data: components["schemas"]["Transfer"];
         };
         /** @description Body for recording a valuation. */
         ValuationCreateRequest: {
@@ -2795,10 +3043,10 @@ export interface components {
          */
         MaxAmount: number;
         /**
-         * @description Only income (stored amount below zero) or only expenses (the rest).
+         * @description Only income (stored amount below zero), only expenses (the rest), or only transfers. A transaction in a confirmed transfer is neither income nor expense: `income` and `expense` leave it out, `transfer` lists only such transactions.
          * @example expense
          */
-        TransactionTypeFilter: "income" | "expense";
+        TransactionTypeFilter: "income" | "expense" | "transfer";
         /**
          * @description Case-insensitive text found anywhere in the transaction name, in its notes or in its merchant's name (each searched on its own: a match never spans two of them). Control characters (U+0000 to U+001F) are refused with 422.
          * @example coffee
@@ -2832,6 +3080,11 @@ export interface components {
          *     ]
          */
         TagIdsFilter: string[];
+        /**
+         * @description Only suggested, or only confirmed, transfers.
+         * @example suggested
+         */
+        TransferStatusFilter: components["schemas"]["TransferStatus"];
         /**
          * @description Only holdings of exactly this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
          * @example 2024-03-28
@@ -3887,7 +4140,7 @@ export interface operations {
                  */
                 max_amount?: components["parameters"]["MaxAmount"];
                 /**
-                 * @description Only income (stored amount below zero) or only expenses (the rest).
+                 * @description Only income (stored amount below zero), only expenses (the rest), or only transfers. A transaction in a confirmed transfer is neither income nor expense: `income` and `expense` leave it out, `transfer` lists only such transactions.
                  * @example expense
                  */
                 type?: components["parameters"]["TransactionTypeFilter"];
@@ -3960,6 +4213,7 @@ export interface operations {
                      *           "name": "Blue Bottle Coffee",
                      *           "notes": null,
                      *           "classification": "expense",
+                     *           "transfer": null,
                      *           "account": {
                      *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *             "name": "Everyday Checking",
@@ -4002,6 +4256,7 @@ export interface operations {
                      *           "name": "Payroll ACME Corp",
                      *           "notes": "March salary",
                      *           "classification": "income",
+                     *           "transfer": null,
                      *           "account": {
                      *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *             "name": "Everyday Checking",
@@ -4075,6 +4330,7 @@ export interface operations {
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": null,
                      *         "classification": "expense",
+                     *         "transfer": null,
                      *         "account": {
                      *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *           "name": "Everyday Checking",
@@ -4186,6 +4442,7 @@ export interface operations {
                      *         "name": "Payroll ACME Corp",
                      *         "notes": "March salary",
                      *         "classification": "income",
+                     *         "transfer": null,
                      *         "account": {
                      *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *           "name": "Everyday Checking",
@@ -4297,6 +4554,7 @@ export interface operations {
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": "Team coffee, to expense",
                      *         "classification": "expense",
+                     *         "transfer": null,
                      *         "account": {
                      *           "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *           "name": "Everyday Checking",
@@ -4327,6 +4585,491 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listTransfers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only records of this account.
+                 * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
+                 */
+                account_id?: components["parameters"]["AccountIdFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+                /**
+                 * @description Only suggested, or only confirmed, transfers.
+                 * @example suggested
+                 */
+                status?: components["parameters"]["TransferStatusFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transfers. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9a3e6c1f-4b2d-4e8a-b7c5-2d9f1e6a8b34",
+                     *           "status": "confirmed",
+                     *           "kind": "credit_card_payment",
+                     *           "date": "2024-03-28",
+                     *           "amount": "$640.00",
+                     *           "amount_cents": 64000,
+                     *           "currency": "USD",
+                     *           "outflow_transaction": {
+                     *             "id": "1c7e4a9b-2d5f-4b8e-9a3c-6f1d8e2b5a47",
+                     *             "date": "2024-03-28",
+                     *             "amount": "$640.00",
+                     *             "amount_cents": 64000,
+                     *             "currency": "USD",
+                     *             "account": {
+                     *               "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *               "name": "Everyday Checking",
+                     *               "account_type": "depository"
+                     *             }
+                     *           },
+                     *           "inflow_transaction": {
+                     *             "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
+                     *             "date": "2024-03-28",
+                     *             "amount": "$640.00",
+                     *             "amount_cents": 64000,
+                     *             "currency": "USD",
+                     *             "account": {
+                     *               "id": "8b4d2f6a-1e9c-4a7b-b3d5-7f2e9c1a6b83",
+                     *               "name": "Travel Card",
+                     *               "account_type": "credit_card"
+                     *             }
+                     *           },
+                     *           "notes": null,
+                     *           "created_at": "2024-03-28T09:14:22Z",
+                     *           "updated_at": "2024-03-28T09:14:22Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransferCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The transfer was recorded. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9a3e6c1f-4b2d-4e8a-b7c5-2d9f1e6a8b34",
+                     *         "status": "confirmed",
+                     *         "kind": "credit_card_payment",
+                     *         "date": "2024-03-28",
+                     *         "amount": "$640.00",
+                     *         "amount_cents": 64000,
+                     *         "currency": "USD",
+                     *         "outflow_transaction": {
+                     *           "id": "1c7e4a9b-2d5f-4b8e-9a3c-6f1d8e2b5a47",
+                     *           "date": "2024-03-28",
+                     *           "amount": "$640.00",
+                     *           "amount_cents": 64000,
+                     *           "currency": "USD",
+                     *           "account": {
+                     *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *             "name": "Everyday Checking",
+                     *             "account_type": "depository"
+                     *           }
+                     *         },
+                     *         "inflow_transaction": {
+                     *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
+                     *           "date": "2024-03-28",
+                     *           "amount": "$640.00",
+                     *           "amount_cents": 64000,
+                     *           "currency": "USD",
+                     *           "account": {
+                     *             "id": "8b4d2f6a-1e9c-4a7b-b3d5-7f2e9c1a6b83",
+                     *             "name": "Travel Card",
+                     *             "account_type": "credit_card"
+                     *           }
+                     *         },
+                     *         "notes": null,
+                     *         "created_at": "2024-03-28T09:14:22Z",
+                     *         "updated_at": "2024-03-28T09:14:22Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description An account or transaction named is not the family's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Account not found",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Account not found",
+                     *           "path": "/body/transfer/to_account_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract or a transfer rule: the same account on both sides, an amount with more decimal places than its currency has, a missing exchange rate, a link that fails the direction, date or amount rule, or a transaction already in a transfer. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transfer. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9a3e6c1f-4b2d-4e8a-b7c5-2d9f1e6a8b34",
+                     *         "status": "confirmed",
+                     *         "kind": "funds_movement",
+                     *         "date": "2024-03-28",
+                     *         "amount": "$500.00",
+                     *         "amount_cents": 50000,
+                     *         "currency": "USD",
+                     *         "outflow_transaction": {
+                     *           "id": "1c7e4a9b-2d5f-4b8e-9a3c-6f1d8e2b5a47",
+                     *           "date": "2024-03-28",
+                     *           "amount": "$500.00",
+                     *           "amount_cents": 50000,
+                     *           "currency": "USD",
+                     *           "account": {
+                     *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *             "name": "Everyday Checking",
+                     *             "account_type": "depository"
+                     *           }
+                     *         },
+                     *         "inflow_transaction": {
+                     *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
+                     *           "date": "2024-03-29",
+                     *           "amount": "$500.00",
+                     *           "amount_cents": 50000,
+                     *           "currency": "USD",
+                     *           "account": {
+                     *             "id": "8b4d2f6a-1e9c-4a7b-b3d5-7f2e9c1a6b83",
+                     *             "name": "Rainy Day Savings",
+                     *             "account_type": "depository"
+                     *           }
+                     *         },
+                     *         "notes": null,
+                     *         "created_at": "2024-03-30T02:00:11Z",
+                     *         "updated_at": "2024-03-30T02:00:11Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transfer was unlinked. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9a3e6c1f-4b2d-4e8a-b7c5-2d9f1e6a8b34",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    confirmTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmed transfer. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9a3e6c1f-4b2d-4e8a-b7c5-2d9f1e6a8b34",
+                     *         "status": "confirmed",
+                     *         "kind": "funds_movement",
+                     *         "date": "2024-03-28",
+                     *         "amount": "$500.00",
+                     *         "amount_cents": 50000,
+                     *         "currency": "USD",
+                     *         "outflow_transaction": {
+                     *           "id": "1c7e4a9b-2d5f-4b8e-9a3c-6f1d8e2b5a47",
+                     *           "date": "2024-03-28",
+                     *           "amount": "$500.00",
+                     *           "amount_cents": 50000,
+                     *           "currency": "USD",
+                     *           "account": {
+                     *             "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *             "name": "Everyday Checking",
+                     *             "account_type": "depository"
+                     *           }
+                     *         },
+                     *         "inflow_transaction": {
+                     *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
+                     *           "date": "2024-03-29",
+                     *           "amount": "$500.00",
+                     *           "amount_cents": 50000,
+                     *           "currency": "USD",
+                     *           "account": {
+                     *             "id": "8b4d2f6a-1e9c-4a7b-b3d5-7f2e9c1a6b83",
+                     *             "name": "Rainy Day Savings",
+                     *             "account_type": "depository"
+                     *           }
+                     *         },
+                     *         "notes": null,
+                     *         "created_at": "2024-03-30T02:00:11Z",
+                     *         "updated_at": "2024-03-30T02:00:11Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A transaction of the suggestion is already in another transfer. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "The transaction is already in a transfer",
+                     *       "errors": [
+                     *         {
+                     *           "message": "The transaction is already in a transfer",
+                     *           "path": "/path/id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    rejectTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suggestion was rejected. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9a3e6c1f-4b2d-4e8a-b7c5-2d9f1e6a8b34",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The transfer is confirmed, not a suggestion. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "Only a suggested transfer can be rejected; unlink a confirmed one with DELETE",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Only a suggested transfer can be rejected; unlink a confirmed one with DELETE",
+                     *           "path": "/path/id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -8,6 +8,7 @@ import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
 import { importProcessTask } from '../imports/import-process.task.ts';
 import { importRevertTask } from '../imports/import-revert.task.ts';
 import { workerLogger } from '../core/job-queue.ts';
+import { transferSuggestTask } from '../transfers/transfer-suggest.task.ts';
 import { withSessionOptions } from '../db/session-options.ts';
 import { startWorkerLiveness } from './worker-liveness.ts';
 
@@ -24,6 +25,7 @@ export function createTaskList(settings: TaskSettings = {}): TaskList {
     import_process: importProcessTask,
     import_revert: importRevertTask,
     assistant_reply: assistantReplyTask(settings.ai, settings.logger),
+    transfer_suggest: transferSuggestTask,
   };
 }
 

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { containsPattern, dateRange, pagedRows, sql, type ListingQuery, type Statement } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
+import { confirmedTransferOf, inConfirmedTransfer } from '../transfers/transfer-membership.ts';
 import type { TransactionRow } from './transaction.view.ts';
 
 /** Every filter of the transactions list (docs/api-decisions.md#transactions); all are combined with AND. */
@@ -17,7 +18,7 @@ export interface TransactionFilters {
   end_date?: string;
   min_amount?: number;
   max_amount?: number;
-  type?: 'income' | 'expense';
+  type?: 'income' | 'expense' | 'transfer';
   search?: string;
 }
 
@@ -32,7 +33,8 @@ const SELECT = `
     select json_agg(json_build_object('id', tg.id, 'name', tg.name, 'color', tg.color) order by lower(tg.name))
     from taggings tgg join tags tg on tg.id = tgg.tag_id
     where tgg.taggable_type = 'Transaction' and tgg.taggable_id = t.id
-  ), '[]'::json) as tags`;
+  ), '[]'::json) as tags,
+  ${confirmedTransferOf('e', 'a')} as transfer`;
 
 const JOINS = `
   entries e
@@ -81,7 +83,13 @@ function whereClause(familyId: string, filters: TransactionFilters) {
     conditions.push('abs(e.amount) <= ?');
     params.push(filters.max_amount);
   }
-  if (filters.type) conditions.push(filters.type === 'income' ? 'e.amount < 0' : 'e.amount >= 0');
+  // A transaction in a confirmed transfer is neither income nor expense.
+  if (filters.type === 'transfer') conditions.push(inConfirmedTransfer('e'));
+  else if (filters.type) {
+    conditions.push(
+      `${filters.type === 'income' ? 'e.amount < 0' : 'e.amount >= 0'} and not ${inConfirmedTransfer('e')}`,
+    );
+  }
   if (filters.search) {
     // One trigram-indexed column holds name, notes and merchant name, lower-cased (the migration
     // transaction_search), so the search combines with the other filters in one index plan.

@@ -3,6 +3,7 @@ import { isoTimestamp } from '../db/timestamp.ts';
 import { absolute, formatMoney, minorDigits, toMinorUnits, trimDecimal } from '../core/money/money.ts';
 import { fromUnits, productUnits } from '../core/money/decimal-math.ts';
 import { classify } from '../core/money/signed-amount.ts';
+import { transactionTransferView, type TransferMemberRow } from '../transfers/transfer-membership.ts';
 
 /** A transaction as read by the transaction queries: entry, details and what they point at. */
 export interface TransactionRow {
@@ -27,6 +28,8 @@ export interface TransactionRow {
   merchant_id: string | null;
   merchant_name: string | null;
   tags: { id: string; name: string; color: string }[];
+  /** The confirmed transfer it is in, or null. */
+  transfer: TransferMemberRow | null;
 }
 
 /** The amount in the account's currency, or null when no rate is known (docs/money.md#currencies). */
@@ -60,7 +63,8 @@ export function transactionView(row: TransactionRow) {
     account_amount: accountAmount(row),
     name: row.name,
     notes: row.notes,
-    classification: classify(row.amount),
+    classification: row.transfer ? ('transfer' as const) : classify(row.amount),
+    transfer: transactionTransferView(row.transfer),
     account: { id: row.account_id, name: row.account_name, account_type: row.account_type },
     category: row.category_id
       ? { id: row.category_id, name: row.category_name!, color: row.category_color!, icon: row.category_icon }

@@ -64,7 +64,6 @@ beforeAll(async () => {
   await spend('2026-03-12', 'Parking', 7.5);
   await spend('2026-03-20', 'Train tickets', 120, { account_id: ids.card, category_id: travel });
   ids.duplicate = await spend('2026-03-21', 'Duplicate import', 999, { category_id: groceries });
-  ids.transfer = await spend('2026-03-25', 'Transfer to card', 300);
   await spend('2026-04-02', 'April coffee', 10, { category_id: dining });
   await spend('2026-03-05', 'Marché', 40, { account_id: ids.euro, currency: 'EUR', category_id: groceries });
   await trade(key, ids.brokerage, '2026-01-10', 'buy', 10, 100, 'ABC');
@@ -88,9 +87,13 @@ beforeAll(async () => {
     await trade(theirs, theirBrokerage, '2026-01-10', 'buy', 1000, 1, 'ABC'),
   );
 
-  // What the API does not write: an entry excluded from budgets, a transfer, a disabled account.
+  // The card paid in full from checking: a transfer, neither income nor expense.
+  await create(key, 'createTransfer', {
+    transfer: { from_account_id: ids.checking, to_account_id: ids.card, amount: 120, date: '2026-03-25' },
+  });
+
+  // What the API does not write: an entry excluded from budgets, a disabled account.
   await server.query('update entries set excluded = true where id = $1', [ids.duplicate]);
-  await server.query("update transactions set kind = 'funds_movement' where id = (select entryable_id from entries where id = $1)", [ids.transfer]); // prettier-ignore
   await server.query("update accounts set status = 'disabled' where id = $1", [ids.closed]);
   await server.drainJobs();
 
@@ -115,8 +118,8 @@ describe('get_accounts', () => {
       ['Brokerage', 'investment', 'asset', '5340.0000', 'USD', 'active'], // cash 5000 - 1000 - 650 - 200 + 240, + 15 ABC x 130
       ['Closed Savings', 'depository', 'asset', '100.0000', 'USD', 'disabled'],
       ['Euro Savings', 'depository', 'asset', '460.0000', 'EUR', 'active'], // 500 - 40
-      ['Everyday Checking', 'depository', 'asset', '2582.2500', 'USD', 'active'], // 1000 - 417.75 + 2000
-      ['Travel Card', 'credit_card', 'liability', '120.0000', 'USD', 'active'], // owed
+      ['Everyday Checking', 'depository', 'asset', '2762.2500', 'USD', 'active'], // 1000 - 237.75 + 2000
+      ['Travel Card', 'credit_card', 'liability', '0.0000', 'USD', 'active'], // 120 owed, 120 paid
     ]);
   });
 
@@ -186,6 +189,27 @@ describe('get_transactions', () => {
   });
 });
 
+describe('transfers in the tools', () => {
+  it('are neither income nor expense: get_transactions lists them as type transfer and leaves them out of totals', async () => {
+    const transfers = await call('get_transactions', { type: 'transfer' });
+    // One statement wrote both sides; the inflow was created last, so it comes first.
+    expect(transfers.transactions.map((t: any) => [t.date, t.name, t.amount, t.type, t.account])).toEqual([
+      ['2026-03-25', 'Payment from Everyday Checking', '120.0000', 'transfer', 'Travel Card'],
+      ['2026-03-25', 'Payment to Travel Card', '120.0000', 'transfer', 'Everyday Checking'],
+    ]);
+    expect(transfers.totals).toEqual([
+      { currency: 'USD', count: 2, income: '0.0000', expense: '0.0000', net: '0.0000' },
+    ]);
+    const card = await call('get_transactions', { accounts: ['Travel Card'] });
+    // The 120 train tickets; the 120 payment is counted but is no income.
+    expect(card.totals).toEqual([
+      { currency: 'USD', count: 2, income: '0.0000', expense: '120.0000', net: '-120.0000' },
+    ]);
+    const expenses = await call('get_transactions', { type: 'expense', accounts: ['Everyday Checking'] });
+    expect(expenses.transactions.map((t: any) => t.name)).not.toContain('Payment to Travel Card');
+  });
+});
+
 describe('get_spending_by_category', () => {
   it('sums expenses per category and currency, largest first, without excluded entries and transfers', async () => {
     const result = await call('get_spending_by_category', { start_date: '2026-03-01', end_date: '2026-03-31' });
@@ -198,7 +222,7 @@ describe('get_spending_by_category', () => {
       },
       {
         currency: 'USD',
-        expense: '227.7500', // 120 + 80.25 + 20 + 7.5: not the excluded 999 nor the 300 transfer
+        expense: '227.7500', // 120 + 80.25 + 20 + 7.5: not the excluded 999 nor the 120 card payment
         income: '2000.0000',
         categories: [
           { category: 'Travel', category_id: expect.any(String), amount: '120.0000', transactions: 1 },
@@ -228,27 +252,27 @@ describe('get_balance_sheet', () => {
     const summary = (result: any) =>
       result.groups.map((g: any) => [g.account_type, g.total_cents, g.accounts.map((a: any) => [a.name, a.converted_balance_cents])]); // prettier-ignore
     const before = await call('get_balance_sheet', {});
-    // 5340 + 2582.25 in USD; the 460 EUR have no rate into USD yet.
+    // 5340 + 2762.25 in USD (the card paid in full: 0 owed); the 460 EUR have no rate into USD yet.
     expect(before).toMatchObject({
       currency: 'USD',
-      assets: '$7,922.25',
-      assets_cents: 792225,
-      liabilities_cents: 12000,
-      net_worth_cents: 780225,
+      assets: '$8,102.25',
+      assets_cents: 810225,
+      liabilities_cents: 0,
+      net_worth_cents: 810225,
       complete: false,
     });
     expect(before.missing_exchange_rates.map((m: any) => [m.from, m.to])).toEqual([['EUR', 'USD']]);
     expect(summary(before)).toEqual([
       [
         'depository',
-        258225,
+        276225,
         [
           ['Euro Savings', null],
-          ['Everyday Checking', 258225],
+          ['Everyday Checking', 276225],
         ],
       ],
       ['investment', 534000, [['Brokerage', 534000]]],
-      ['credit_card', 12000, [['Travel Card', 12000]]],
+      ['credit_card', 0, [['Travel Card', 0]]],
     ]);
     await server.query(
       `insert into exchange_rates (family_id, from_currency, to_currency, date, rate, source)
@@ -258,17 +282,17 @@ describe('get_balance_sheet', () => {
     const after = await call('get_balance_sheet', {});
     // And 460 EUR x 1.1 = 506.
     expect(after).toMatchObject({
-      assets_cents: 842825,
-      liabilities_cents: 12000,
-      net_worth_cents: 830825,
+      assets_cents: 860825,
+      liabilities_cents: 0,
+      net_worth_cents: 860825,
       complete: true,
     });
     expect(summary(after)[0]).toEqual([
       'depository',
-      308825,
+      326825,
       [
         ['Euro Savings', 50600],
-        ['Everyday Checking', 258225],
+        ['Everyday Checking', 276225],
       ],
     ]);
   });

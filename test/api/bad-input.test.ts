@@ -94,7 +94,7 @@ const cases: [string, string, number, string][] = [
   ['an empty object', '{}', 422, 'validation_failed'],
   [
     'the wrapper of the wrong type',
-    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1, "valuation": 1, "trade": 1, "exchange_rates": 1, "security_prices": 1}',
+    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1, "valuation": 1, "trade": 1, "exchange_rates": 1, "security_prices": 1, "transfer": 1}',
     422,
     'validation_failed',
   ],
@@ -139,6 +139,7 @@ it('covers every implemented write operation', () => {
       'createTag',
       'createTrade',
       'createTransaction',
+      'createTransfer',
       'createValuation',
       'updateChat',
       'updateImport',

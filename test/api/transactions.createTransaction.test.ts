@@ -102,6 +102,7 @@ describe('createTransaction: success', () => {
       name: 'Blue Bottle Coffee',
       notes: 'flat white',
       classification: 'expense',
+      transfer: null,
       account: { id: checking.id, name: 'Everyday Checking', account_type: 'depository' },
       category: { id: dining.id, name: 'Coffee Shops', color: '#A0522D', icon: 'coffee' },
       merchant: { id: blueBottle.id, name: 'Blue Bottle Coffee' },

@@ -494,9 +494,9 @@ describe('listTransactions: invalid query', () => {
   });
 
   it('unknown type -> 422 at /query/type', async () => {
-    const response = await expect422({ type: 'transfer' }, '/query/type');
+    const response = await expect422({ type: 'refund' }, '/query/type');
     expect(response.body.errors.find((e: { path?: string }) => e.path === '/query/type').message).toMatch(
-      /income.*expense/,
+      /income.*expense.*transfer/,
     );
   });
 

@@ -136,6 +136,9 @@ class CallCommand implements fc.AsyncCommand<FuzzModel, Real> {
         `a valid request was refused for a reason the contract does not list: ${seen}`,
       ).toBe(true);
     }
+    // A transfer goes with either of its transactions, and rejecting a suggestion deletes it: after
+    // any change, transfers are known again only once listed or made again.
+    if (response.status < 300 && operation.method !== 'GET') model.forget('transfers');
     if (response.status < 300 && operation.answersWithResource) {
       model.learn(operation.resource, operation.method, pathId, response.body);
     }
@@ -155,6 +158,7 @@ class DrainJobsCommand implements fc.AsyncCommand<FuzzModel, Real> {
   async run(model: FuzzModel, real: Real): Promise<void> {
     await real.server.drainJobs();
     model.forget('holdings');
+    model.forget('transfers');
   }
   toString(): string {
     return 'drainJobs';

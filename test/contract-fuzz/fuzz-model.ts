@@ -9,6 +9,10 @@ const REFERENCES: Record<string, string> = {
   merchant_ids: 'merchants',
   tag_ids: 'tags',
   security_id: 'securities',
+  from_account_id: 'accounts',
+  to_account_id: 'accounts',
+  outflow_transaction_id: 'transactions',
+  inflow_transaction_id: 'transactions',
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -63,6 +63,12 @@ const REQUIRED_OPERATIONS = [
   'POST /api/v1/exchange_rates',
   'GET /api/v1/security_prices',
   'POST /api/v1/security_prices',
+  'GET /api/v1/transfers',
+  'POST /api/v1/transfers',
+  'GET /api/v1/transfers/{id}',
+  'DELETE /api/v1/transfers/{id}',
+  'POST /api/v1/transfers/{id}/confirm',
+  'POST /api/v1/transfers/{id}/reject',
 ];
 
 describe('the contract', () => {

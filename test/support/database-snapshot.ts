@@ -30,6 +30,8 @@ const TABLES = [
   'chats',
   'chat_messages',
   'chat_tool_calls',
+  'transfers',
+  'transfer_rejections',
 ];
 
 /**

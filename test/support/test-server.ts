@@ -81,7 +81,16 @@ export async function startTestServer(
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      // pool.end() resolves once its clients are told to end, before their connections close; the
+      // forced drop below would then kill a backend still saying goodbye, whose FATAL reaches a
+      // client no pool listens to any more (an unhandled error). The pool says 'remove' once closed.
+      let open = pool.totalCount;
+      const closed = new Promise<void>((resolve) => {
+        if (open === 0) resolve();
+        pool.on('remove', () => --open === 0 && resolve());
+      });
       await pool.end();
+      await closed;
       await orm.close();
       const admin = new pg.Client({ connectionString: adminUrl });
       await admin.connect();

@@ -25,7 +25,8 @@ export interface TransactionData {
   currency: string;
   name: string;
   notes: string | null;
-  classification: 'income' | 'expense';
+  classification: 'income' | 'expense' | 'transfer';
+  transfer: { id: string; kind: string; other_account: { id: string; name: string; account_type: string } } | null;
   account: { id: string; name: string; account_type: string };
   category: { id: string; name: string; color: string; icon: string | null } | null;
   merchant: { id: string; name: string } | null;

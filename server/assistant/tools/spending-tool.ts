@@ -1,5 +1,6 @@
 import { runStatement, type Statement } from '../../core/sql.ts';
 import { transactionListing } from '../../transactions/transaction.queries.ts';
+import { inConfirmedTransfer } from '../../transfers/transfer-membership.ts';
 import type { AssistantTool } from './assistant-tool.ts';
 import { checkDateOrder } from './invalid-arguments.ts';
 import { dateParameter } from './tool-parameters.ts';
@@ -9,17 +10,12 @@ interface SpendingArguments {
   end_date: string;
 }
 
-/**
- * Transaction kinds that move money between the household's own accounts (the reference
- * service's transfer kinds, stored in `transactions.kind`): neither spending nor income.
- */
-const TRANSFER_KINDS = ['funds_movement', 'cc_payment', 'loan_payment'];
-
 const UNCATEGORIZED = 'Uncategorized';
 
 /**
  * Per currency, the expenses of each category and (in the currency's own row) the expense and
- * income totals, over the period's transactions that count: not excluded, not transfers. The
+ * income totals, over the period's transactions that count: not excluded, not in a confirmed transfer (money moved between the household's own accounts is
+ * neither spending nor income). The
  * family and date conditions are the transactions listing's; its WHERE is a conjunction, so more
  * conditions are appended. Stored amounts are positive for expenses and negative for income.
  */
@@ -30,11 +26,11 @@ function spendingStatement(familyId: string, period: SpendingArguments): Stateme
         coalesce(c.name, ?) as category, count(*) filter (where e.amount > 0)::int as transactions,
         round(coalesce(sum(e.amount) filter (where e.amount > 0), 0), 4)::text as expense,
         round(coalesce(-sum(e.amount) filter (where e.amount < 0), 0), 4)::text as income
-      from ${listing.from} and not e.excluded and t.kind <> all(?::text[])
+      from ${listing.from} and not e.excluded and not ${inConfirmedTransfer('e')}
       group by grouping sets ((e.currency), (e.currency, c.id, c.name))
       having grouping(c.id) = 1 or count(*) filter (where e.amount > 0) > 0
       order by e.currency, grouping(c.id) desc, sum(e.amount) filter (where e.amount > 0) desc, category`,
-    params: [UNCATEGORIZED, ...listing.params, TRANSFER_KINDS],
+    params: [UNCATEGORIZED, ...listing.params],
   };
 }
 

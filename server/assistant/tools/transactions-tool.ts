@@ -21,7 +21,7 @@ interface TransactionsArguments {
   search?: string;
   min_amount?: number;
   max_amount?: number;
-  type?: 'income' | 'expense';
+  type?: 'income' | 'expense' | 'transfer';
   page?: number;
   page_size?: number;
 }
@@ -36,7 +36,7 @@ function transactionSummary(row: TransactionRow) {
     date: row.date,
     name: row.name,
     amount: absolute(row.amount),
-    type: classify(row.amount),
+    type: row.transfer ? 'transfer' : classify(row.amount),
     currency: row.currency,
     account: row.account_name,
     category: row.category_name,
@@ -52,8 +52,9 @@ export const transactionsTool: AssistantTool = {
     "Searches the household's transactions, newest first, with the filters of the transactions list. " +
     'Accounts, categories, merchants and tags are given by name (case-insensitive); names that match ' +
     'nothing are reported back. Amounts are exact decimal strings: a positive magnitude with type ' +
-    'income or expense. `totals` gives income, expense and net per currency over ALL matches, not only ' +
-    'this page (entries excluded from budgets included; get_spending_by_category leaves them out).',
+    "income, expense or transfer (money moved between the household's own accounts: neither income nor " +
+    'expense). `totals` gives income, expense and net per currency over ALL matches, not only this page ' +
+    '(transfers left out; entries excluded from budgets included, get_spending_by_category leaves them out).',
   parameters: {
     type: 'object',
     properties: {
@@ -81,7 +82,11 @@ export const transactionsTool: AssistantTool = {
         maximum: Number(BOUNDS.amount),
         description: 'Largest amount (magnitude, either direction).',
       },
-      type: { type: 'string', enum: ['income', 'expense'], description: 'Only money in, or only money out.' },
+      type: {
+        type: 'string',
+        enum: ['income', 'expense', 'transfer'],
+        description: "Only money in, only money out, or only transfers between the household's own accounts.",
+      },
       ...PAGE_PARAMETERS,
     },
     additionalProperties: false,

@@ -1,0 +1,48 @@
+import type { AccountType } from '../accounts/account.entity.ts';
+import { transferKind } from './transfer-rule.ts';
+
+/**
+ * What the rest of the service needs to know of transfers: whether a transaction is in a
+ * confirmed one (then it is neither income nor expense), and which. Suggestions count for nothing.
+ */
+
+/** SQL: whether entry `entry` (an alias) is in a confirmed transfer; each side is one index probe. */
+export function inConfirmedTransfer(entry: string): string {
+  return `(exists (select 1 from transfers x where x.outflow_entry_id = ${entry}.id and x.status = 'confirmed')
+    or exists (select 1 from transfers x where x.inflow_entry_id = ${entry}.id and x.status = 'confirmed'))`;
+}
+
+/** A transaction's confirmed transfer as read by confirmedTransferOf. */
+export interface TransferMemberRow {
+  id: string;
+  /** The type of the account receiving the money: decides the kind. */
+  receiving_type: AccountType;
+  account_id: string;
+  account_name: string;
+  account_type: AccountType;
+}
+
+/**
+ * SQL: the confirmed transfer of entry `entry` on account `account` (aliases) as JSON
+ * (TransferMemberRow, the other side's account), or null.
+ */
+export function confirmedTransferOf(entry: string, account: string): string {
+  return `(select json_build_object('id', x.id,
+      'receiving_type', case when x.inflow_entry_id = ${entry}.id then ${account}.account_type else oa.account_type end,
+      'account_id', oa.id, 'account_name', oa.name, 'account_type', oa.account_type)
+    from transfers x
+    join entries oe on oe.id = case when x.outflow_entry_id = ${entry}.id then x.inflow_entry_id else x.outflow_entry_id end
+    join accounts oa on oa.id = oe.account_id
+    where x.status = 'confirmed' and (x.outflow_entry_id = ${entry}.id or x.inflow_entry_id = ${entry}.id)
+    limit 1)`;
+}
+
+/** The `transfer` member of the API's transaction object. */
+export function transactionTransferView(member: TransferMemberRow | null) {
+  if (!member) return null;
+  return {
+    id: member.id,
+    kind: transferKind(member.receiving_type),
+    other_account: { id: member.account_id, name: member.account_name, account_type: member.account_type },
+  };
+}

@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { queueAccountSync } from '../accounts/account-sync.ts';
+import type { AccountType } from '../accounts/account.entity.ts';
+import { NotFound, ValidationFailed, type ErrorDetail } from '../core/errors.ts';
+import { minorUnitInput } from '../core/money/decimal-input.ts';
+import { negate, toDecimal } from '../core/money/money.ts';
+import { sql } from '../core/sql.ts';
+import { writeUnit } from '../core/write-unit.ts';
+import { insertTransactions } from '../transactions/transaction.bulk-insert.ts';
+import { LINK_CHECKS, linkChecks, rateSql, transferNames, type LinkCheck } from './transfer-rule.ts';
+
+/** Money moved between two accounts of the family (`createTransfer`, first shape). */
+export interface NewTransferInput {
+  from_account_id: string;
+  to_account_id: string;
+  amount: number;
+  to_amount?: number;
+  date: string;
+  notes?: string;
+}
+
+/** Two existing transactions to link (`createTransfer`, second shape). */
+export interface TransferLinkInput {
+  outflow_transaction_id: string;
+  inflow_transaction_id: string;
+}
+
+const BODY = '/transfer';
+
+/** The message of a transaction that already is in a confirmed transfer. */
+const TAKEN = 'The transaction is already in a transfer';
+
+interface LockedAccount {
+  id: string;
+  name: string;
+  account_type: AccountType;
+  currency: string;
+}
+
+/**
+ * Locks the family's accounts `ids` in one fixed order (by id): the lock order of every write of
+ * entries (accounts/account-lock.ts), for a write on two accounts at once, so that two transfers
+ * between the same accounts in opposite directions queue instead of deadlocking.
+ */
+async function lockAccounts(tx: EntityManager, familyId: string, ids: string[]): Promise<Map<string, LockedAccount>> {
+  const rows = await sql<LockedAccount>(
+    tx,
+    `select id, name, account_type, currency from accounts where id = any(?::uuid[]) and family_id = ?
+     order by id for update`,
+    [ids, familyId],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The message for a conversion no stored rate allows. */
+function missingRate(from: string, to: string, date: string): string {
+  return `no exchange rate from ${from} to ${to} on ${date}`;
+}
+
+/**
+ * `amount` in `from` converted into `to` at the family's rate of `date`, rounded half to even to
+ * `to`'s minor unit (as every converted amount is); null when no rate is known.
+ */
+async function converted(tx: EntityManager, familyId: string, amount: string, from: string, to: string, date: string) {
+  const rate = rateSql('v.family_id', 'v.from_currency', 'v.to_currency', 'v.on_date');
+  const [row] = await sql<{ amount: string | null }>(
+    tx,
+    `select round_half_even(v.amount * ${rate}, currency_minor_digits(v.to_currency))::text as amount
+     from (values (?::uuid, ?::numeric, ?::text, ?::text, ?::date)) v(family_id, amount, from_currency, to_currency, on_date)`,
+    [familyId, amount, from, to, date],
+  );
+  return row?.amount ?? null;
+}
+
+/** Whether `error` is PostgreSQL refusing a row that a unique index already holds. */
+function uniqueViolation(error: unknown): { constraint?: string } | undefined {
+  const failure = error as { code?: unknown; constraint?: string } | null;
+  return failure?.code === '23505' ? failure : undefined;
+}
+
+/**
+ * Runs `write`; a transaction that meanwhile joined a confirmed transfer (the unique indexes on
+ * each side decide, so of concurrent requests exactly one wins) becomes a 422 at the place `at`
+ * gives for the side it is on.
+ */
+async function unlessTaken<T>(write: () => Promise<T>, at: (side: 'outflow' | 'inflow') => ErrorDetail): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const clash = uniqueViolation(error);
+    if (!clash) throw error;
+    throw new ValidationFailed([at(clash.constraint === 'transfers_inflow_status_idx' ? 'inflow' : 'outflow')]);
+  }
+}
+
+/** Records a confirmed transfer of two entries; returns its id. */
+async function insertConfirmed(tx: EntityManager, familyId: string, outflowId: string, inflowId: string) {
+  const id = randomUUID();
+  await sql(
+    tx,
+    `insert into transfers (id, family_id, outflow_entry_id, inflow_entry_id, status) values (?, ?, ?, ?, 'confirmed')`,
+    [id, familyId, outflowId, inflowId],
+  );
+  return id;
+}
+
+/**
+ * Writes the outflow on the from account, the inflow on the to account and the confirmed transfer,
+ * in one database transaction after locking both accounts; queues both accounts' syncs in it.
+ * Returns the transfer's id.
+ */
+export async function createTransfer(em: EntityManager, familyId: string, input: NewTransferInput): Promise<string> {
+  if (input.from_account_id === input.to_account_id) {
+    throw ValidationFailed.at(`${BODY}/to_account_id`, 'to_account_id must differ from from_account_id');
+  }
+  return writeUnit(em, async (tx) => {
+    const accounts = await lockAccounts(tx, familyId, [input.from_account_id, input.to_account_id]);
+    const from = accounts.get(input.from_account_id);
+    const to = accounts.get(input.to_account_id);
+    if (!from || !to) throw NotFound.entity('Account');
+    const amount = toDecimal(minorUnitInput(input.amount, from.currency, `${BODY}/amount`));
+    let toAmount: string | null;
+    if (input.to_amount !== undefined) {
+      toAmount = toDecimal(minorUnitInput(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount'));
+      if (from.currency === to.currency && toAmount !== amount) {
+        throw ValidationFailed.at(
+          `${BODY}/to_amount`,
+          `to_amount must equal amount: both accounts are in ${to.currency}`,
+        );
+      }
+    } else {
+      toAmount = await converted(tx, familyId, amount, from.currency, to.currency, input.date);
+      if (toAmount === null) {
+        throw ValidationFailed.at(`${BODY}/to_amount`, missingRate(from.currency, to.currency, input.date));
+      }
+    }
+    const names = transferNames(from, to);
+    const common = { familyId, date: input.date, notes: input.notes ?? null };
+    const [outflowId, inflowId] = await insertTransactions(tx, [
+      { ...common, accountId: from.id, amount, currency: from.currency, name: names.outflow },
+      { ...common, accountId: to.id, amount: negate(toAmount), currency: to.currency, name: names.inflow },
+    ]);
+    const id = await insertConfirmed(tx, familyId, outflowId!, inflowId!);
+    for (const accountId of [...accounts.keys()]) await queueAccountSync(tx, accountId);
+    return id;
+  });
+}
+
+/**
+ * Links two transactions of the family as a confirmed transfer when they pass LINK_CHECKS. A
+ * suggestion involving either stays until the suggestion job prunes it (confirming it is a 422).
+ * Returns the transfer's id.
+ */
+export async function linkTransfer(em: EntityManager, familyId: string, input: TransferLinkInput): Promise<string> {
+  const paths = { outflow: `${BODY}/outflow_transaction_id`, inflow: `${BODY}/inflow_transaction_id` };
+  const ids = [input.outflow_transaction_id, input.inflow_transaction_id];
+  return unlessTaken(
+    () =>
+      writeUnit(em, async (tx) => {
+        const owners = await sql<{ account_id: string }>(
+          tx,
+          `select account_id from entries where id = any(?::uuid[]) and family_id = ? and entryable_type = 'Transaction'`,
+          [ids, familyId],
+        );
+        if (owners.length < new Set(ids).size) throw NotFound.entity('Transaction');
+        await lockAccounts(tx, familyId, [...new Set(owners.map((owner) => owner.account_id))]);
+        // Read again under the locks: what a concurrent write committed meanwhile counts.
+        const checks = linkChecks('o', 'i');
+        const [pair] = await sql<Record<LinkCheck, boolean | null> & { from: string; to: string; date: string }>(
+          tx,
+          `select ${Object.entries(checks)
+            .map(([name, check]) => `${check} as ${name}`)
+            .join(', ')},
+             o.currency as from, i.currency as to, o.date
+           from entries o, entries i where o.id = ? and i.id = ? and o.family_id = ? and i.family_id = ?`,
+          [...ids, familyId, familyId],
+        );
+        if (!pair) throw NotFound.entity('Transaction');
+        const problems: ErrorDetail[] = [];
+        for (const name of Object.keys(LINK_CHECKS) as LinkCheck[]) {
+          if (pair[name] === true) continue;
+          const message =
+            pair[name] === null && name === 'amounts_agree'
+              ? missingRate(pair.from, pair.to, pair.date)
+              : LINK_CHECKS[name];
+          problems.push({ path: name === 'is_outflow' ? paths.outflow : paths.inflow, message });
+        }
+        if (problems.length) throw new ValidationFailed(problems);
+        return insertConfirmed(tx, familyId, input.outflow_transaction_id, input.inflow_transaction_id);
+      }),
+    (side) => ({ path: paths[side], message: TAKEN }),
+  );
+}
+
+/**
+ * Confirms a suggestion (a confirmed transfer stays as it is). When either transaction has meanwhile
+ * joined another confirmed transfer, the unique index refuses it: 422.
+ */
+export async function confirmTransfer(em: EntityManager, familyId: string, id: string): Promise<void> {
+  const [row] = await unlessTaken(
+    () =>
+      sql(
+        em,
+        `update transfers set status = 'confirmed', updated_at = case when status = 'suggested' then now() else updated_at end
+         where id = ? and family_id = ? returning id`,
+        [id, familyId],
+      ),
+    () => ({ path: '/id', in: 'path', message: TAKEN }),
+  );
+  if (!row) throw NotFound.entity('Transfer');
+}
+
+/** Deletes a suggestion and remembers its pair, which is never suggested again. */
+export async function rejectTransfer(em: EntityManager, familyId: string, id: string): Promise<void> {
+  const [row] = await sql<{ status: string; rejected: boolean }>(
+    em,
+    `with found as (
+       select id, status from transfers where id = ? and family_id = ?
+     ), gone as (
+       delete from transfers x using found f where x.id = f.id and f.status = 'suggested'
+       returning x.family_id, x.outflow_entry_id, x.inflow_entry_id
+     ), remembered as (
+       insert into transfer_rejections (family_id, outflow_entry_id, inflow_entry_id)
+       select family_id, outflow_entry_id, inflow_entry_id from gone on conflict do nothing
+     )
+     select status from found`,
+    [id, familyId],
+  );
+  if (!row) throw NotFound.entity('Transfer');
+  if (row.status !== 'suggested') {
+    throw new ValidationFailed([
+      {
+        message: 'Only a suggested transfer can be rejected; unlink a confirmed one with DELETE',
+        path: '/id',
+        in: 'path',
+      },
+    ]);
+  }
+}
+
+/**
+ * Unlinks a transfer: both transactions stay, as ordinary ones. The pair is remembered like a
+ * rejected one, so the suggestion job does not offer again what the household just undid.
+ */
+export async function deleteTransfer(em: EntityManager, familyId: string, id: string): Promise<void> {
+  const [row] = await sql(
+    em,
+    `with gone as (
+       delete from transfers where id = ? and family_id = ? returning family_id, outflow_entry_id, inflow_entry_id
+     ), remembered as (
+       insert into transfer_rejections (family_id, outflow_entry_id, inflow_entry_id)
+       select family_id, outflow_entry_id, inflow_entry_id from gone on conflict do nothing
+     )
+     select 1 from gone`,
+    [id, familyId],
+  );
+  if (!row) throw NotFound.entity('Transfer');
+}
