@@ -869,7 +869,7 @@ export interface paths {
         put?: never;
         /**
          * Revert an import
-         * @description Undoes a `complete` (or `revert_failed`) import: it becomes `reverting` at once and the `import_revert` job removes exactly the records the import created (entries, accounts, categories, tags, merchants, rules), in one transaction, then the import is `pending` again (it can be changed and published anew), or `revert_failed` with `error`. Securities are shared and stay. Any other state is answered with 422. Requires the `read_write` scope.
+         * @description Undoes a `complete` (or `revert_failed`) import: it becomes `reverting` at once and the `import_revert` job removes exactly the records the import created (entries, accounts, categories, tags, merchants, rules, exchange rates) and puts back the exchange rates it replaced, as they were, in one transaction, then the import is `pending` again (it can be changed and published anew), or `revert_failed` with `error`. Securities are shared and stay. Any other state is answered with 422. Requires the `read_write` scope.
          */
         post: operations["revertImport"];
         delete?: never;

@@ -9,6 +9,11 @@ import type { Sql } from '../core/sql.ts';
  * import had created the rate, so that revert removes it). Returns how many rates changed.
  */
 export async function revertImportedRates(run: Sql, importId: string): Promise<number> {
+  // The family's rate writes take turns (upsertRates).
+  await run(
+    `select pg_advisory_xact_lock(hashtext('exchange_rates:' || family_id::text)) from imports where id = ?::uuid`,
+    [importId],
+  );
   const removed = await run(
     `delete from exchange_rates r where r.import_id = ?::uuid
        and not exists (select 1 from exchange_rate_replacements p where p.import_id = r.import_id and p.exchange_rate_id = r.id)

@@ -25,19 +25,20 @@ export interface RateWrite {
  * rates move; the caller queues their syncs in the same transaction (queueStaleSyncs).
  *
  * A request's write clears `import_id`: a rate set by hand is no longer the import's to revert.
- * An import first records the values it is about to replace (rows locked first, in the same
- * order), so its revert can put them back.
+ * An import first records the values it is about to replace, so its revert can put them back.
+ * The family's rate writes and reverts take turns (a transaction-scoped advisory lock, taken
+ * before any row or account lock): a rate another write created between that record and the
+ * upsert would otherwise be replaced unrecorded, and the revert would delete it.
  */
 export async function upsertRates(run: Sql, write: RateWrite): Promise<UpsertCounts> {
   const importId = write.importId ?? null;
+  await run('select pg_advisory_xact_lock(hashtext(?))', [`exchange_rates:${write.familyId}`]);
   if (importId) {
     await run(
       `with incoming as (${write.rates.text}), replaced as (
          select r.id, r.rate, r.source, r.import_id from exchange_rates r
            join incoming i on r.family_id = ?::uuid and r.from_currency = i.from_currency
                           and r.to_currency = i.to_currency and r.date = i.date
-          order by r.from_currency, r.to_currency, r.date
-            for update of r
        )
        insert into exchange_rate_replacements (import_id, exchange_rate_id, rate, source, replaced_import_id)
        select ?::uuid, id, rate, source, import_id from replaced`,

@@ -12,6 +12,8 @@ import type { ImportJob } from './writers/import-writer.ts';
 export async function revertImportRecords(
   job: Pick<ImportJob, 'id' | 'run'>,
 ): Promise<{ accounts: string[]; staleSyncs: boolean }> {
+  // Rates first: their lock comes before account locks, as in every rate write.
+  const rates = await revertImportedRates(job.run, job.id);
   const touched = await job.run<{ account_id: string }>(
     `with removed as (
        delete from entries where import_id = ?::uuid returning entryable_type, entryable_id, account_id
@@ -35,6 +37,5 @@ export async function revertImportRecords(
     [job.id],
   );
   const deleted = new Set(kept.map((row) => row.id));
-  const rates = await revertImportedRates(job.run, job.id);
   return { accounts: touched.map((row) => row.account_id).filter((id) => !deleted.has(id)), staleSyncs: rates > 0 };
 }

@@ -168,6 +168,37 @@ describe('createExchangeRates', () => {
   });
 });
 
+describe('the rate of a day (exchange_rate_on, as the account sync reads posted rates)', () => {
+  it('takes the latest rate up to 14 days back, the inverse pair as 1/rate, and guesses nothing', async () => {
+    await post(household.writeKey, [
+      { from: 'EUR', to: 'HUF', date: '2026-05-01', rate: '400' },
+      { from: 'HUF', to: 'EUR', date: '2026-05-10', rate: '0.0025' },
+      { from: 'EUR', to: 'HUF', date: '2026-05-10', rate: '410' },
+      { from: 'HUF', to: 'EUR', date: '2026-05-12', rate: '0.002' },
+      { from: 'HUF', to: 'CZK', date: '2026-05-10', rate: '0.06' },
+    ]);
+    const rateOn = async (familyId: string, from: string, to: string, date: string) => {
+      const [row] = await server.query<{ rate: string | null }>(
+        'select trim_scale(exchange_rate_on($1, $2, $3, $4::date))::text as rate',
+        [familyId, from, to, date],
+      );
+      return row!.rate;
+    };
+    const eurHuf = (date: string) => rateOn(household.familyId, 'EUR', 'HUF', date);
+    expect(await eurHuf('2026-04-30')).toBeNull(); // before any rate: nothing invented
+    expect(await eurHuf('2026-05-01')).toBe('400');
+    expect(await eurHuf('2026-05-09')).toBe('400'); // eight days on: still the day's rate
+    expect(await eurHuf('2026-05-10')).toBe('410'); // direct and inverse on one date: the direct pair
+    expect(await eurHuf('2026-05-12')).toBe('500'); // a later inverse wins: 1 / 0.002
+    expect(await eurHuf('2026-05-26')).toBe('500'); // 14 days after 05-12
+    expect(await eurHuf('2026-05-27')).toBeNull(); // 15 days: too old to be the day's rate
+    expect(await rateOn(household.familyId, 'HUF', 'EUR', '2026-05-01')).toBe('0.0025'); // 1 / 400
+    expect(await rateOn(household.familyId, 'HUF', 'HUF', '2026-05-01')).toBe('1');
+    expect(await rateOn(household.familyId, 'EUR', 'CZK', '2026-05-10')).toBeNull(); // no cross rate through HUF
+    expect(await rateOn(other.familyId, 'EUR', 'HUF', '2026-05-10')).toBeNull(); // another family's rates
+  });
+});
+
 describe('family scope', () => {
   it('keeps each family to its own rates: never listed nor changed by another', async () => {
     await post(household.writeKey, [{ from: 'EUR', to: 'AUD', date: '2026-07-01', rate: '1.65' }]);
