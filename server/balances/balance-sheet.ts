@@ -243,26 +243,34 @@ async function periodFlows(
   start: string,
   end: string,
 ) {
+  const ids = (same: boolean) =>
+    accounts.filter((account) => (account.currency === currency) === same).map((account) => account.id);
+  // Accounts in the family's currency are summed as they are; the others day by day at that day's
+  // rate (materialized: one lookup per day, not one per use of the rate).
   const [row] = (await run<{ income: string; expenses: string; complete: boolean; missing: MissingRate[] }>(
-    // Materialized: the rate is looked up once per day (inlined, each use of it would look again).
-    `with days as materialized (
+    `with own as (
+       select sum(b.income) as income, sum(b.expenses) as expenses, bool_and(b.complete) as complete
+         from balances b where b.account_id = any(?::uuid[]) and b.date between ?::date and ?::date
+     ), days as materialized (
        select a.currency::text as code, b.date, b.income, b.expenses, b.complete,
-              case when a.currency = ?::text then 1::numeric
-                   else exchange_rate_on(a.family_id, a.currency, ?::text, b.date) end as rate
+              exchange_rate_on(a.family_id, a.currency, ?::text, b.date) as rate
          from balances b join accounts a on a.id = b.account_id
         where b.account_id = any(?::uuid[]) and b.date between ?::date and ?::date
           and (b.income <> 0 or b.expenses <> 0 or not b.complete)
+     ), converted as (
+       select sum(round_half_even(income * rate, currency_minor_digits(?::text))) as income,
+              sum(round_half_even(expenses * rate, currency_minor_digits(?::text))) as expenses,
+              bool_and(complete and rate is not null) as complete
+         from days
      )
-     select coalesce(sum(case when rate = 1 then income
-                              else round_half_even(income * rate, currency_minor_digits(?::text)) end), 0)::text as income,
-            coalesce(sum(case when rate = 1 then expenses
-                              else round_half_even(expenses * rate, currency_minor_digits(?::text)) end), 0)::text as expenses,
-            coalesce(bool_and(complete and rate is not null), true) as complete,
+     select (coalesce(own.income, 0) + coalesce(converted.income, 0))::text as income,
+            (coalesce(own.expenses, 0) + coalesce(converted.expenses, 0))::text as expenses,
+            coalesce(own.complete, true) and coalesce(converted.complete, true) as complete,
             coalesce((select json_agg(json_build_object('from', m.code, 'to', ?::text, 'date', to_char(m.first, 'YYYY-MM-DD')))
                         from (select code, min(date) as first from days where rate is null group by code) m),
                      '[]') as missing
-       from days`,
-    [currency, currency, accounts.map((account) => account.id), start, end, currency, currency, currency],
+       from own, converted`,
+    [ids(true), start, end, currency, ids(false), start, end, currency, currency, currency],
   )) as [{ income: string; expenses: string; complete: boolean; missing: MissingRate[] }];
   return { income: toUnits(row.income), expenses: toUnits(row.expenses), complete: row.complete, missing: row.missing };
 }
