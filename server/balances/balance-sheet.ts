@@ -202,7 +202,7 @@ async function periodFlows(run: Sql, familyId: string, currency: string, start: 
                         from (select code, min(date) as first from flows where amount is null group by code) m),
                      '[]') as missing
        from flows`,
-    [currency, currency, currency, currency, familyId, start, end, currency],
+    [currency, currency, currency, currency, familyId, familyId, start, end, currency],
   )) as [{ income: string; expenses: string; missing: MissingRate[] }];
   return { income: toUnits(row.income), expenses: toUnits(row.expenses), missing: row.missing };
 }

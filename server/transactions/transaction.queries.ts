@@ -84,11 +84,11 @@ function whereClause(familyId: string, filters: TransactionFilters) {
     params.push(filters.max_amount);
   }
   // A transaction in a confirmed transfer is neither income nor expense.
-  if (filters.type === 'transfer') conditions.push(inConfirmedTransfer('e'));
-  else if (filters.type) {
-    conditions.push(
-      `${filters.type === 'income' ? 'e.amount < 0' : 'e.amount >= 0'} and not ${inConfirmedTransfer('e')}`,
-    );
+  if (filters.type) {
+    const transfer = inConfirmedTransfer('e');
+    const sign = filters.type === 'income' ? 'e.amount < 0' : 'e.amount >= 0';
+    conditions.push(filters.type === 'transfer' ? transfer : `${sign} and not ${transfer}`);
+    params.push(familyId);
   }
   if (filters.search) {
     // One trigram-indexed column holds name, notes and merchant name, lower-cased (the migration

@@ -6,10 +6,15 @@ import { transferKind } from './transfer-rule.ts';
  * confirmed one (then it is neither income nor expense), and which. Suggestions count for nothing.
  */
 
-/** SQL: whether entry `entry` (an alias) is in a confirmed transfer; each side is one index probe. */
+/**
+ * SQL: whether entry `entry` (an alias) is in one of the family's confirmed transfers; its one `?`
+ * is the family's id. The family's transfer entries are read once and hashed, so a listing or a
+ * sum over many entries tests each in memory (a probe per entry walked every entry of a family
+ * without transfers: 170 ms for a filtered page of 100,000 transactions, 14 ms this way).
+ */
 export function inConfirmedTransfer(entry: string): string {
-  return `(exists (select 1 from transfers x where x.outflow_entry_id = ${entry}.id and x.status = 'confirmed')
-    or exists (select 1 from transfers x where x.inflow_entry_id = ${entry}.id and x.status = 'confirmed'))`;
+  return `(${entry}.id in (select unnest(array[x.outflow_entry_id, x.inflow_entry_id]) from transfers x
+    where x.family_id = ? and x.status = 'confirmed'))`;
 }
 
 /** A transaction's confirmed transfer as read by confirmedTransferOf. */

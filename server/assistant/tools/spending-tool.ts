@@ -30,7 +30,7 @@ function spendingStatement(familyId: string, period: SpendingArguments): Stateme
       group by grouping sets ((e.currency), (e.currency, c.id, c.name))
       having grouping(c.id) = 1 or count(*) filter (where e.amount > 0) > 0
       order by e.currency, grouping(c.id) desc, sum(e.amount) filter (where e.amount > 0) desc, category`,
-    params: [UNCATEGORIZED, ...listing.params],
+    params: [UNCATEGORIZED, ...listing.params, familyId],
   };
 }
 
