@@ -1,11 +1,13 @@
 import { accountsHandlers } from './accounts/accounts.handlers.ts';
 import { balancesHandlers } from './balances/balances.handlers.ts';
 import { categoriesHandlers } from './categories/categories.handlers.ts';
+import { exchangeRatesHandlers } from './exchange-rates/exchange-rates.handlers.ts';
 import { holdingsHandlers } from './holdings/holdings.handlers.ts';
 import { importsHandlers } from './imports/imports.handlers.ts';
 import type { Handler, OperationId } from './http/contract.ts';
 import { merchantsHandlers } from './merchants/merchants.handlers.ts';
 import { securitiesHandlers } from './securities/securities.handlers.ts';
+import { securityPricesHandlers } from './security-prices/security-prices.handlers.ts';
 import { tagsHandlers } from './tags/tags.handlers.ts';
 import { tradesHandlers } from './trades/trades.handlers.ts';
 import { transactionsHandlers } from './transactions/transactions.handlers.ts';
@@ -23,6 +25,8 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...merchantsHandlers,
   ...tagsHandlers,
   ...securitiesHandlers,
+  ...securityPricesHandlers,
+  ...exchangeRatesHandlers,
   ...transactionsHandlers,
   ...transfersHandlers,
   ...valuationsHandlers,

@@ -1,10 +1,10 @@
 import type { components } from '../core/api-types.generated.ts';
 import { ACCOUNT_TYPES, type AccountType } from '../accounts/account.entity.ts';
 import { accountClassification } from '../accounts/account.view.ts';
-import { fromUnits, toUnits } from '../core/money/decimal-math.ts';
+import { fromUnits, productUnits, toUnits } from '../core/money/decimal-math.ts';
+import { minorDigits } from '../core/money/minor-units.ts';
 import { formatMoney, toMinorUnits, trimDecimal } from '../core/money/money.ts';
 import { sqlOn, type Sql, type SqlTarget } from '../core/sql.ts';
-import { inConfirmedTransfer } from '../transfers/transfer-membership.ts';
 import { addDays, daysBetween, type MissingRate } from './daily-balances.ts';
 
 export type BalanceSheetPeriod = components['schemas']['BalanceSheetPeriod'];
@@ -24,17 +24,21 @@ const DAILY: readonly BalanceSheetPeriod[] = ['1M', '3M'];
 /** Accounts in use count; disabled ones and those being deleted do not. */
 const COUNTED = `a.status in ('active', 'draft')`;
 
-interface AccountOnDate {
-  date: string;
+interface CountedAccount {
   id: string;
   name: string;
   account_type: AccountType;
   currency: string;
-  balance: string | null;
-  complete: boolean | null;
-  missing_exchange_rates: MissingRate[] | null;
-  rate: string | null;
-  converted: string | null;
+  balance: string;
+  balance_complete: boolean;
+  missing_exchange_rates: MissingRate[];
+}
+
+interface DayFigure {
+  account_id: string;
+  date: string;
+  balance: string;
+  complete: boolean;
 }
 
 /** The dates of the series: every day, or every seventh day counted back from today. */
@@ -52,11 +56,17 @@ function addMissing(found: Map<string, MissingRate>, missing: MissingRate): void
   if (!known || missing.date < known.date) found.set(key, missing);
 }
 
+/** The minor units, rounded half to even, of `amount` x `rate`; null without a rate. */
+function converted(amount: string, rate: string | null | undefined, places: number): bigint | null {
+  return rate ? productUnits([amount, rate], places) : null;
+}
+
 /**
  * The household's balance sheet in its currency (docs/money.md#net-worth): each counted account's
- * balance at the end of each date (its latest daily balance on or before it) converted at that
- * date's rate and rounded half to even to the family currency's minor unit, then summed; what
- * cannot be converted is left out and named.
+ * balance at the end of each date (its daily balance of that date, or its latest one when the sync
+ * has not written that day yet; today: the account's own figures) converted at that date's rate and
+ * rounded half to even to the family currency's minor unit, then summed; what cannot be converted
+ * is left out and named. Reads a few rows per account and date, never the entries.
  */
 export async function balanceSheet(target: SqlTarget, familyId: string, period: BalanceSheetPeriod) {
   const run = sqlOn(target);
@@ -70,74 +80,100 @@ export async function balanceSheet(target: SqlTarget, familyId: string, period: 
     [period === 'ALL' ? null : PERIODS[period], period === 'ALL' ? null : PERIODS[period], familyId],
   )) as [{ currency: string; today: string; start: string }];
   const { currency, today, start } = family;
+  const places = minorDigits(currency);
   const dates = seriesDates(period, start, today);
-  const rows = await run<AccountOnDate>(
-    `select to_char(p.date, 'YYYY-MM-DD') as date, a.id, a.name, a.account_type, a.currency::text as currency,
-            b.balance::text as balance, b.complete, b.missing_exchange_rates, x.rate::text as rate,
-            round_half_even(b.balance * x.rate, currency_minor_digits(?::text))::text as converted
-       from unnest(?::date[]) as p(date)
-       cross join accounts a
-       left join lateral (
-         select d.balance, d.complete, d.missing_exchange_rates from balances d
-          where d.account_id = a.id and d.date <= p.date order by d.date desc limit 1
-       ) b on true
-       cross join lateral (
-         select case when a.currency = ?::text then 1::numeric
-                     else exchange_rate_on(a.family_id, a.currency, ?::text, p.date) end as rate
-       ) x
-      where a.family_id = ? and ${COUNTED}
-      order by p.date, a.name, a.id`,
-    [currency, dates, currency, currency, familyId],
+  const accounts = await run<CountedAccount>(
+    `select a.id, a.name, a.account_type, a.currency::text as currency, a.balance::text as balance, a.balance_complete,
+            a.missing_exchange_rates
+       from accounts a where a.family_id = ? and ${COUNTED} order by a.name, a.id`,
+    [familyId],
   );
-  const missing = new Map<string, MissingRate>();
-  const points = new Map<string, { assets: bigint; liabilities: bigint; complete: boolean }>();
-  for (const date of dates) points.set(date, { assets: 0n, liabilities: 0n, complete: true });
-  for (const row of rows) {
-    if (row.balance === null) continue; // not opened yet on that date
-    const point = points.get(row.date)!;
-    if (!row.complete) point.complete = false;
-    if (row.converted === null) {
-      point.complete = false;
-      addMissing(missing, { from: row.currency, to: currency, date: row.date });
-      continue;
-    }
-    if (accountClassification(row.account_type) === 'liability') point.liabilities += toUnits(row.converted);
-    else point.assets += toUnits(row.converted);
+  const ids = accounts.map((account) => account.id);
+  const past = dates.slice(0, -1);
+  // Each date's row, and each account's latest row for the dates after it (a sync not yet run today).
+  const figures = await run<DayFigure & { latest: boolean }>(
+    `select b.account_id, to_char(b.date, 'YYYY-MM-DD') as date, b.balance::text as balance, b.complete, false as latest
+       from balances b where b.account_id = any(?::uuid[]) and b.date = any(?::date[])
+     union all
+     select l.account_id, to_char(l.date, 'YYYY-MM-DD'), l.balance::text, l.complete, true
+       from unnest(?::uuid[]) as a(id)
+       cross join lateral (select * from balances b where b.account_id = a.id order by b.date desc limit 1) l`,
+    [ids, past, ids],
+  );
+  const foreign = [...new Set(accounts.map((account) => account.currency))].filter((code) => code !== currency);
+  const rates = await ratesOn(run, familyId, foreign, currency, dates);
+  const byDate = new Map<string, DayFigure>();
+  const latest = new Map<string, DayFigure>();
+  for (const figure of figures) {
+    if (figure.latest) latest.set(figure.account_id, figure);
+    else byDate.set(`${figure.account_id}|${figure.date}`, figure);
   }
-  const todays = rows.filter((row) => row.date === today);
-  for (const row of todays) for (const rate of row.missing_exchange_rates ?? []) addMissing(missing, rate);
-  const flows = await periodFlows(run, familyId, currency, start, today);
+
+  const missing = new Map<string, MissingRate>();
+  const points = dates.map((date) => {
+    let assets = 0n;
+    let liabilities = 0n;
+    let complete = true;
+    for (const account of accounts) {
+      let figure: { balance: string; complete: boolean } | undefined;
+      if (date === today) figure = { balance: account.balance, complete: account.balance_complete };
+      else {
+        figure = byDate.get(`${account.id}|${date}`);
+        const last = latest.get(account.id);
+        if (!figure && last && last.date < date) figure = last;
+      }
+      if (!figure) continue; // not opened yet on that date
+      if (!figure.complete) complete = false;
+      const rate = account.currency === currency ? '1' : rates.get(`${account.currency}|${date}`);
+      const value = converted(figure.balance, rate, places);
+      if (value === null) {
+        complete = false;
+        addMissing(missing, { from: account.currency, to: currency, date });
+      } else if (accountClassification(account.account_type) === 'liability') liabilities += value;
+      else assets += value;
+    }
+    return { date, assets, liabilities, complete };
+  });
+  for (const account of accounts) for (const rate of account.missing_exchange_rates) addMissing(missing, rate);
+  const flows = await periodFlows(run, accounts, currency, start, today);
   for (const rate of flows.missing) addMissing(missing, rate);
 
   const money = (units: bigint) => {
     const amount = fromUnits(units);
     return [formatMoney(amount, currency), toMinorUnits(amount, currency)] as const;
   };
-  const now = points.get(today)!;
+  const minor = (units: bigint) => toMinorUnits(fromUnits(units), currency);
+  const now = points[points.length - 1]!;
   const [assets, assetsCents] = money(now.assets);
   const [liabilities, liabilitiesCents] = money(now.liabilities);
   const [netWorth, netWorthCents] = money(now.assets - now.liabilities);
+  const todayRate = (account: CountedAccount) =>
+    account.currency === currency ? '1' : (rates.get(`${account.currency}|${today}`) ?? null);
   const groups = ACCOUNT_TYPES.map((type) => {
-    const accounts = todays.filter((row) => row.account_type === type && row.balance !== null);
-    const total = accounts.reduce((sum, row) => sum + (row.converted === null ? 0n : toUnits(row.converted)), 0n);
-    const [formatted, cents] = money(total);
+    const members = accounts.filter((account) => account.account_type === type);
+    const values = members.map((account) => converted(account.balance, todayRate(account), places));
+    const [total, totalCents] = money(values.reduce<bigint>((sum, value) => sum + (value ?? 0n), 0n));
     return {
       account_type: type,
       classification: accountClassification(type),
-      total: formatted,
-      total_cents: cents,
-      accounts: accounts.map((row) => ({
-        id: row.id,
-        name: row.name,
-        account_type: row.account_type,
-        currency: row.currency,
-        balance: formatMoney(row.balance!, row.currency),
-        balance_cents: toMinorUnits(row.balance!, row.currency),
-        balance_complete: row.complete!,
-        exchange_rate: row.currency === currency || row.rate === null ? null : trimDecimal(row.rate),
-        converted_balance: row.converted === null ? null : formatMoney(row.converted, currency),
-        converted_balance_cents: row.converted === null ? null : toMinorUnits(row.converted, currency),
-      })),
+      total,
+      total_cents: totalCents,
+      accounts: members.map((account, index) => {
+        const value = values[index]!;
+        const rate = todayRate(account);
+        return {
+          id: account.id,
+          name: account.name,
+          account_type: account.account_type,
+          currency: account.currency,
+          balance: formatMoney(account.balance, account.currency),
+          balance_cents: toMinorUnits(account.balance, account.currency),
+          balance_complete: account.balance_complete,
+          exchange_rate: account.currency === currency || rate === null ? null : trimDecimal(rate),
+          converted_balance: value === null ? null : formatMoney(fromUnits(value), currency),
+          converted_balance_cents: value === null ? null : minor(value),
+        };
+      }),
     };
   })
     .filter((group) => group.accounts.length)
@@ -158,51 +194,75 @@ export async function balanceSheet(target: SqlTarget, familyId: string, period: 
     complete: now.complete,
     missing_exchange_rates: [...missing.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)),
     groups,
-    series: dates.map((date) => {
-      const point = points.get(date)!;
-      return {
-        date,
-        net_worth: toMinorUnits(fromUnits(point.assets - point.liabilities), currency),
-        assets: toMinorUnits(fromUnits(point.assets), currency),
-        liabilities: toMinorUnits(fromUnits(point.liabilities), currency),
-        complete: point.complete,
-      };
-    }),
+    series: points.map((point) => ({
+      date: point.date,
+      net_worth: minor(point.assets - point.liabilities),
+      assets: minor(point.assets),
+      liabilities: minor(point.liabilities),
+      complete: point.complete,
+    })),
     flows: {
       income,
       income_cents: incomeCents,
       expenses,
       expenses_cents: expensesCents,
-      complete: flows.missing.length === 0,
+      complete: flows.complete,
     },
   };
 }
 
+/** The rate of each currency into `to` on each date, by `code|date` (the one rate rule: exchange_rate_on). */
+async function ratesOn(
+  run: Sql,
+  familyId: string,
+  codes: readonly string[],
+  to: string,
+  dates: readonly string[],
+): Promise<Map<string, string | null>> {
+  const rates = new Map<string, string | null>();
+  if (!codes.length || !dates.length) return rates;
+  const rows = await run<{ code: string; date: string; rate: string | null }>(
+    `select c.code, to_char(d.date, 'YYYY-MM-DD') as date, exchange_rate_on(?::uuid, c.code, ?::text, d.date)::text as rate
+       from unnest(?::text[]) as c(code), unnest(?::date[]) as d(date)`,
+    [familyId, to, codes, dates],
+  );
+  for (const row of rows) rates.set(`${row.code}|${row.date}`, row.rate);
+  return rates;
+}
+
 /**
- * Income and expenses of the counted accounts from `start` to `end`, in the family's currency:
- * each transaction at its own rate when its account is in the family's currency, else at the rate
- * of its date. Excluded transactions and transfers between the family's accounts are left out.
+ * Income and expenses of the counted accounts from `start` to `end` in the family's currency, from
+ * the daily balances (each day's income and expenses in its account's currency, without transfers):
+ * summed as they are for accounts in the family's currency, converted day by day at that day's rate
+ * for the others. Incomplete when a day's rate is missing or a day could not convert everything.
  */
-async function periodFlows(run: Sql, familyId: string, currency: string, start: string, end: string) {
-  const [row] = (await run<{ income: string; expenses: string; missing: MissingRate[] }>(
-    `with flows as (
-       select e.currency::text as code, e.date,
-              case when e.currency = ?::text then e.amount
-                   else round_half_even(e.amount * (case when a.currency = ?::text and e.exchange_rate is not null
-                                                         then e.exchange_rate
-                                                         else exchange_rate_on(e.family_id, e.currency, ?::text, e.date) end),
-                                        currency_minor_digits(?::text)) end as amount
-         from entries e join accounts a on a.id = e.account_id
-        where e.family_id = ? and e.entryable_type = 'Transaction' and not e.excluded and ${COUNTED}
-          and not ${inConfirmedTransfer('e')} and e.date between ?::date and ?::date
+async function periodFlows(
+  run: Sql,
+  accounts: readonly CountedAccount[],
+  currency: string,
+  start: string,
+  end: string,
+) {
+  const [row] = (await run<{ income: string; expenses: string; complete: boolean; missing: MissingRate[] }>(
+    // Materialized: the rate is looked up once per day (inlined, each use of it would look again).
+    `with days as materialized (
+       select a.currency::text as code, b.date, b.income, b.expenses, b.complete,
+              case when a.currency = ?::text then 1::numeric
+                   else exchange_rate_on(a.family_id, a.currency, ?::text, b.date) end as rate
+         from balances b join accounts a on a.id = b.account_id
+        where b.account_id = any(?::uuid[]) and b.date between ?::date and ?::date
+          and (b.income <> 0 or b.expenses <> 0 or not b.complete)
      )
-     select coalesce(sum(-amount) filter (where amount < 0), 0)::text as income,
-            coalesce(sum(amount) filter (where amount > 0), 0)::text as expenses,
+     select coalesce(sum(case when rate = 1 then income
+                              else round_half_even(income * rate, currency_minor_digits(?::text)) end), 0)::text as income,
+            coalesce(sum(case when rate = 1 then expenses
+                              else round_half_even(expenses * rate, currency_minor_digits(?::text)) end), 0)::text as expenses,
+            coalesce(bool_and(complete and rate is not null), true) as complete,
             coalesce((select json_agg(json_build_object('from', m.code, 'to', ?::text, 'date', to_char(m.first, 'YYYY-MM-DD')))
-                        from (select code, min(date) as first from flows where amount is null group by code) m),
+                        from (select code, min(date) as first from days where rate is null group by code) m),
                      '[]') as missing
-       from flows`,
-    [currency, currency, currency, currency, familyId, familyId, start, end, currency],
-  )) as [{ income: string; expenses: string; missing: MissingRate[] }];
-  return { income: toUnits(row.income), expenses: toUnits(row.expenses), missing: row.missing };
+       from days`,
+    [currency, currency, accounts.map((account) => account.id), start, end, currency, currency, currency],
+  )) as [{ income: string; expenses: string; complete: boolean; missing: MissingRate[] }];
+  return { income: toUnits(row.income), expenses: toUnits(row.expenses), complete: row.complete, missing: row.missing };
 }

@@ -5,6 +5,7 @@ import { minorDigits } from '../core/money/minor-units.ts';
 import { runStatement, type Queryable } from '../core/sql.ts';
 import { marketFacts } from '../holdings/account-positions.ts';
 import { dailyHoldings } from '../holdings/holding.positions.ts';
+import { inConfirmedTransfer } from '../transfers/transfer-membership.ts';
 import {
   addDays,
   dailyBalances,
@@ -77,6 +78,9 @@ export async function syncBalances(client: Queryable, accountId: string): Promis
   return days.length;
 }
 
+/** An entry that is income or an expense: a transaction, not excluded, in no confirmed transfer. */
+const INCOME_OR_EXPENSE = `e.entryable_type = 'Transaction' and not e.excluded and not ${inConfirmedTransfer('e')}`;
+
 /** The converted flows and valuations of each day from `from` to today. */
 async function dayFlows(
   client: Queryable,
@@ -88,6 +92,8 @@ async function dayFlows(
     date: string;
     inflows: string;
     outflows: string;
+    income: string;
+    expenses: string;
     valuation: string | null;
     missing: string[];
   }>(client, {
@@ -97,6 +103,8 @@ async function dayFlows(
         select to_char(e.date, 'YYYY-MM-DD') as date,
                coalesce(sum(-x.amount) filter (where e.entryable_type <> 'Valuation' and not e.excluded and x.amount < 0), 0)::text as inflows,
                coalesce(sum(x.amount) filter (where e.entryable_type <> 'Valuation' and not e.excluded and x.amount > 0), 0)::text as outflows,
+               coalesce(sum(-x.amount) filter (where ${INCOME_OR_EXPENSE} and x.amount < 0), 0)::text as income,
+               coalesce(sum(x.amount) filter (where ${INCOME_OR_EXPENSE} and x.amount > 0), 0)::text as expenses,
                (max(x.amount) filter (where e.entryable_type = 'Valuation'))::text as valuation,
                coalesce(array_agg(distinct e.currency::text) filter (where x.amount is null and not e.excluded), '{}') as missing
           from entries e
@@ -115,6 +123,8 @@ async function dayFlows(
       {
         inflows: toUnits(row.inflows),
         outflows: toUnits(row.outflows),
+        income: toUnits(row.income),
+        expenses: toUnits(row.expenses),
         valuation: row.valuation === null ? null : toUnits(row.valuation),
         missing: row.missing.map((code) => ({ from: code, to: account.currency })),
       },
@@ -175,28 +185,29 @@ async function storeBalances(
   await runStatement(client, {
     text: `
       with computed as (
-        select * from unnest(?::date[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::boolean[],
-                             ?::jsonb[], ?::jsonb[])
-          as r(date, balance, cash_balance, holdings_value, inflows, outflows, complete, missing_exchange_rates,
-               carried_missing_rates)
+        select * from unnest(?::date[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[],
+                             ?::numeric[], ?::boolean[], ?::jsonb[], ?::jsonb[])
+          as r(date, balance, cash_balance, holdings_value, inflows, outflows, income, expenses, complete,
+               missing_exchange_rates, carried_missing_rates)
       ), dropped as (
         delete from balances where account_id = ?::uuid and (date < ?::date or date > ?::date)
       )
       insert into balances (account_id, date, currency, balance, cash_balance, holdings_value, inflows, outflows,
-                            complete, missing_exchange_rates, carried_missing_rates)
-      select ?::uuid, date, ?::text, balance, cash_balance, holdings_value, inflows, outflows, complete,
+                            income, expenses, complete, missing_exchange_rates, carried_missing_rates)
+      select ?::uuid, date, ?::text, balance, cash_balance, holdings_value, inflows, outflows, income, expenses, complete,
              missing_exchange_rates, carried_missing_rates
         from computed
       on conflict (account_id, date) do update
         set currency = excluded.currency, balance = excluded.balance, cash_balance = excluded.cash_balance,
             holdings_value = excluded.holdings_value, inflows = excluded.inflows, outflows = excluded.outflows,
-            complete = excluded.complete, missing_exchange_rates = excluded.missing_exchange_rates,
+            income = excluded.income, expenses = excluded.expenses, complete = excluded.complete, missing_exchange_rates = excluded.missing_exchange_rates,
             carried_missing_rates = excluded.carried_missing_rates, updated_at = now()
         where (balances.currency, balances.balance, balances.cash_balance, balances.holdings_value, balances.inflows,
-               balances.outflows, balances.complete, balances.missing_exchange_rates, balances.carried_missing_rates)
+               balances.outflows, balances.income, balances.expenses, balances.complete, balances.missing_exchange_rates,
+               balances.carried_missing_rates)
           is distinct from (excluded.currency, excluded.balance, excluded.cash_balance, excluded.holdings_value,
-               excluded.inflows, excluded.outflows, excluded.complete, excluded.missing_exchange_rates,
-               excluded.carried_missing_rates)`,
+               excluded.inflows, excluded.outflows, excluded.income, excluded.expenses, excluded.complete,
+               excluded.missing_exchange_rates, excluded.carried_missing_rates)`,
     params: [
       rows.map((row) => row.date),
       column((row) => row.balance),
@@ -204,6 +215,8 @@ async function storeBalances(
       column((row) => row.holdings),
       column((row) => row.inflows),
       column((row) => row.outflows),
+      column((row) => row.income),
+      column((row) => row.expenses),
       rows.map((row) => row.complete),
       rows.map((row) => JSON.stringify(row.missing)),
       rows.map((row) => JSON.stringify(row.carried)),

@@ -13,7 +13,7 @@ export interface BalanceFilters {
 const SELECT = `
   b.id, to_char(b.date, 'YYYY-MM-DD') as date, b.currency::text as currency, b.balance::text as balance,
   b.cash_balance::text as cash_balance, b.holdings_value::text as holdings_value, b.inflows::text as inflows,
-  b.outflows::text as outflows, b.complete, b.missing_exchange_rates, b.created_at, b.updated_at,
+  b.outflows::text as outflows, b.income::text as income, b.expenses::text as expenses, b.complete, b.missing_exchange_rates, b.created_at, b.updated_at,
   a.id as account_id, a.name as account_name, a.account_type`;
 
 const FROM = 'balances b join accounts a on a.id = b.account_id';

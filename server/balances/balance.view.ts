@@ -13,6 +13,8 @@ export interface BalanceRow {
   holdings_value: string;
   inflows: string;
   outflows: string;
+  income: string;
+  expenses: string;
   complete: boolean;
   missing_exchange_rates: MissingRate[];
   created_at: Date | string;
@@ -30,6 +32,8 @@ export function balanceView(row: BalanceRow) {
   const [holdings, holdingsCents] = money(row.holdings_value);
   const [inflows, inflowsCents] = money(row.inflows);
   const [outflows, outflowsCents] = money(row.outflows);
+  const [income, incomeCents] = money(row.income);
+  const [expenses, expensesCents] = money(row.expenses);
   return {
     id: row.id,
     date: row.date,
@@ -45,6 +49,10 @@ export function balanceView(row: BalanceRow) {
     inflows_cents: inflowsCents,
     outflows,
     outflows_cents: outflowsCents,
+    income,
+    income_cents: incomeCents,
+    expenses,
+    expenses_cents: expensesCents,
     complete: row.complete,
     missing_exchange_rates: row.missing_exchange_rates,
     created_at: isoTimestamp(row.created_at),

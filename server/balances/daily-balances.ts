@@ -28,6 +28,10 @@ export interface DayFlows {
   inflows: bigint;
   /** Money out (positive). */
   outflows: bigint;
+  /** Income: money in by transactions that are not transfers (positive). */
+  income: bigint;
+  /** Expenses: money out by transactions that are not transfers (positive). */
+  expenses: bigint;
   /** The valuation of the day, if any. */
   valuation: bigint | null;
   /** Pairs of the day's flows that could not be converted. */
@@ -53,13 +57,15 @@ export interface DailyBalance {
   holdings: bigint;
   inflows: bigint;
   outflows: bigint;
+  income: bigint;
+  expenses: bigint;
   complete: boolean;
   missing: MissingRate[];
   /** The flows' missing rates the next day starts from. */
   carried: MissingRate[];
 }
 
-const NO_FLOWS: DayFlows = { inflows: 0n, outflows: 0n, valuation: null, missing: [] };
+const NO_FLOWS: DayFlows = { inflows: 0n, outflows: 0n, income: 0n, expenses: 0n, valuation: null, missing: [] };
 
 function pairKey(pair: CurrencyPair): string {
   return `${pair.from}>${pair.to}`;
@@ -98,6 +104,8 @@ export function dailyBalances(
       holdings: held.value,
       inflows: day.inflows,
       outflows: day.outflows,
+      income: day.income,
+      expenses: day.expenses,
       complete: missing.size === 0,
       missing: [...missing.values()],
       carried: [...carried.values()],

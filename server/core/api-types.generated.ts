@@ -696,6 +696,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/exchange_rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List exchange rates
+         * @description Returns the family's exchange rates one page at a time, newest date first (then by `from` and `to`). `from` and `to` select a pair (each alone selects every pair with that currency on that side); `start_date` and `end_date` a range of days. Rates are the family's own: another family's are never listed. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listExchangeRates"];
+        put?: never;
+        /**
+         * Store exchange rates
+         * @description Stores 1 to 1,000 exchange rates of the family in one write: a rate for a `from`, `to` and `date` the family already has is replaced, the others are created, and the answer counts both. Rates are the family's own: no other household's balances move. Every problem is reported at its pointer (for example `/body/exchange_rates/3/rate`) and nothing is written: a rate that is not above 0, above 1000000000 or with more than 12 decimal places, `from` equal to `to`, a code outside ISO 4217, a bad date, more than 1,000 items. The balances of the family's accounts that hold money in either currency of a pair are recomputed from the rate's date by a background sync queued in the same transaction. Requires the `read_write` scope.
+         */
+        post: operations["createExchangeRates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/security_prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List security prices
+         * @description Returns the security prices the family sees one page at a time: its own and the shared market data (`shared: true`), newest date first (then by ticker). `security_id` selects one security, `start_date` and `end_date` a range of days. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listSecurityPrices"];
+        put?: never;
+        /**
+         * Store security prices
+         * @description Stores 1 to 1,000 market prices as the family's own in one write: a price the family already has for a security and date is replaced, the others are created, and the answer counts both. Shared market data is never changed; a price of the family's own is used instead of it. A `security_id` or `ticker` that names no security visible to the family (also another family's) is 422 `Security not found` at its pointer. A price that is not above 0, above 1000000000 or with more than 4 decimal places, a code outside ISO 4217 or a bad date is 422 at its pointer, and nothing is written. The balances of the family's accounts that traded a security are recomputed from the price's date by a background sync queued in the same transaction. Requires the `read_write` scope.
+         */
+        post: operations["createSecurityPrices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/imports": {
         parameters: {
             query?: never;
@@ -1569,8 +1617,8 @@ export interface components {
             data: components["schemas"]["Transaction"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description Units of the target currency for one unit of the source currency, above zero, at most 10^9, with at most 12 decimal places. */
-        ExchangeRateValue: number;
+        /** @description How many units of `to` one unit of `from` buys, sent as a JSON number or as a decimal string (for example `1.0876` or `"1.0876"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 12 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
+        ExchangeRateValue: number | string;
         /**
          * @description Direction of the money, which decides the stored sign: `income` and `inflow` store the amount as negative (money in), `expense` and `outflow` as positive (money out), whatever sign the client sent. Without a nature the amount is stored exactly as sent.
          * @enum {string}
@@ -2016,6 +2064,12 @@ export interface components {
             /** @description Money out during the day (transactions and purchases), positive. */
             outflows: components["schemas"]["FormattedMoney"];
             outflows_cents: number;
+            /** @description Income of the day: money in by transactions, without transfers between the family's own accounts, trades, valuations or excluded entries. */
+            income: components["schemas"]["FormattedMoney"];
+            income_cents: number;
+            /** @description Expenses of the day, counted like `income`. */
+            expenses: components["schemas"]["FormattedMoney"];
+            expenses_cents: number;
             /** @description False when amounts counted by this day could not be converted into the account's currency; `missing_exchange_rates` names the rates. */
             complete: boolean;
             missing_exchange_rates: components["schemas"]["MissingExchangeRate"][];
@@ -2119,16 +2173,111 @@ export interface components {
         BalanceSheetResponse: {
             data: components["schemas"]["BalanceSheet"];
         };
+        /** @description An exchange rate of the family: how many units of `to` one unit of `from` bought on `date`. A balance on a day uses the pair's rate of the latest date on or before it, at most 14 days back; the inverse pair counts as 1/rate. Where no rate is known, nothing is guessed. */
+        ExchangeRate: {
+            /** Format: uuid */
+            id: string;
+            from: components["schemas"]["Currency"];
+            to: components["schemas"]["Currency"];
+            /** Format: date */
+            date: string;
+            /** @description The rate as an exact decimal string without trailing zeros (for example `1.0876`). */
+            rate: string;
+            /**
+             * @description Where it came from: `api` (createExchangeRates), `ecb` (an `ExchangeRateImport` of the European Central Bank's reference rates) or `csv` (an `ExchangeRateImport` of `date,from,to,rate` rows).
+             * @enum {string}
+             */
+            source: "api" | "ecb" | "csv";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of exchange rates, newest date first. */
+        ExchangeRateList: {
+            data: components["schemas"]["ExchangeRate"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Body for storing exchange rates of the family: 1 to 1,000 rates, each replacing the family's rate of the same `from`, `to` and `date`. When the body names one `from`/`to`/`date` more than once, the last one counts. */
+        ExchangeRatesUpsertRequest: {
+            exchange_rates: {
+                /** @description Currency converted from. */
+                from: components["schemas"]["CurrencyCode"];
+                /** @description Currency converted into; must differ from `from` (422). */
+                to: components["schemas"]["CurrencyCode"];
+                /**
+                 * Format: date
+                 * @description Day the rate applies to (`YYYY-MM-DD`).
+                 */
+                date: string;
+                rate: components["schemas"]["ExchangeRateValue"];
+            }[];
+        };
+        /** @description How many of the records sent were new and how many replaced a stored one. */
+        UpsertCounts: {
+            data: {
+                /** @description Records that did not exist before. */
+                created: number;
+                /** @description Stored records that were replaced (also with an equal value). */
+                updated: number;
+            };
+        };
+        /** @description A market price of a security on a date: the family's own, or shared market data (`shared: true`) that no request can change. */
+        SecurityPrice: {
+            /** Format: uuid */
+            id: string;
+            security: components["schemas"]["SecurityRef"];
+            /** Format: date */
+            date: string;
+            /** @description Price of one unit, formatted in `currency`. */
+            price: components["schemas"]["FormattedMoney"];
+            /** @description Price of one unit in minor units of `currency`. */
+            price_cents: number;
+            currency: components["schemas"]["Currency"];
+            /** @description True for shared market data, false for a price of the family's own. */
+            shared: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One page of security prices, newest date first. */
+        SecurityPriceList: {
+            data: components["schemas"]["SecurityPrice"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Price of one unit in major units of `currency`, sent as a JSON number or as a decimal string (for example `251.1` or `"251.10"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 4 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
+        SecurityPriceValue: number | string;
+        /** @description Body for storing market prices of securities for the family: 1 to 1,000 prices, each replacing the family's own price of the same security and date. Each names its security by `security_id` or by `ticker` (one is required; when both are sent, `security_id` counts, as in a trade). When the body names one security and date more than once, the last one counts. */
+        SecurityPricesUpsertRequest: {
+            security_prices: ({
+                /**
+                 * Format: uuid
+                 * @description A security visible to the family (422 `Security not found` otherwise).
+                 */
+                security_id?: string;
+                /** @description Ticker of a security visible to the family, any case (422 `Security not found` otherwise); a shared security is taken before the family's own. */
+                ticker?: string;
+                /**
+                 * Format: date
+                 * @description Day of the price (`YYYY-MM-DD`).
+                 */
+                date: string;
+                price: components["schemas"]["SecurityPriceValue"];
+                /** @description Currency of the price. */
+                currency: components["schemas"]["CurrencyCode"];
+            } & (unknown | unknown))[];
+        };
         /**
          * @description Processing state. A new import is `pending`; publishing queues it and makes it `importing`, after which it ends `complete` or, on any failure with nothing written, `failed`. `reverting` and `revert_failed` belong to undoing a completed import.
          * @enum {string}
          */
         ImportStatus: "pending" | "complete" | "importing" | "reverting" | "revert_failed" | "failed";
         /**
-         * @description What the CSV contains: `TransactionImport` (transactions), `TradeImport` (investment trades; a negative `qty` is a sale), `AccountImport` (accounts with their opening balance), `CategoryImport` (categories, columns `name`, `color`, `parent_category`, `icon`), `ExternalImport` (the CSV export of another personal-finance application with the fixed columns `Date, Amount, Account Name, Description, Category, Labels, Currency, Notes, Transaction Type`, dates `%m/%d/%Y`, `credit` meaning money in) or `RuleImport` (rules that fill in the category, merchant or tags of a transaction whose name matches, for later imports and `createTransaction`: columns `name`, `resource_type` (`transaction`), `active`, `effective_date`, and `conditions` and `actions` as JSON arrays such as `[{"condition_type": "transaction_name", "operator": "like", "value": "grocery"}]` (`like`: contains, any case; `=`: exactly) and `[{"action_type": "set_transaction_category", "value": "Groceries"}]` (also `set_transaction_merchant`, `set_transaction_tags`); a rule only fills what a transaction leaves empty).
+         * @description What the CSV contains: `TransactionImport` (transactions), `TradeImport` (investment trades; a negative `qty` is a sale), `AccountImport` (accounts with their opening balance), `CategoryImport` (categories, columns `name`, `color`, `parent_category`, `icon`), `ExternalImport` (the CSV export of another personal-finance application with the fixed columns `Date, Amount, Account Name, Description, Category, Labels, Currency, Notes, Transaction Type`, dates `%m/%d/%Y`, `credit` meaning money in) or `RuleImport` (rules that fill in the category, merchant or tags of a transaction whose name matches, for later imports and `createTransaction`: columns `name`, `resource_type` (`transaction`), `active`, `effective_date`, and `conditions` and `actions` as JSON arrays such as `[{"condition_type": "transaction_name", "operator": "like", "value": "grocery"}]` (`like`: contains, any case; `=`: exactly) and `[{"action_type": "set_transaction_category", "value": "Groceries"}]` (also `set_transaction_merchant`, `set_transaction_tags`); a rule only fills what a transaction leaves empty) or `ExchangeRateImport` (exchange rates of the family: the European Central Bank's reference-rate CSV as published, daily or historical, with a `Date` column and one column of rates per 1 EUR for each currency, `N/A` cells skipped; or rows of `date,from,to,rate`; a rate the family has for a pair and date is replaced, and a revert puts it back).
          * @enum {string}
          */
-        ImportType: "TransactionImport" | "TradeImport" | "AccountImport" | "ExternalImport" | "CategoryImport" | "RuleImport";
+        ImportType: "TransactionImport" | "TradeImport" | "AccountImport" | "ExternalImport" | "CategoryImport" | "RuleImport" | "ExchangeRateImport";
         /** @description A CSV import and its processing state. */
         Import: {
             /** Format: uuid */
@@ -2208,7 +2357,7 @@ export interface components {
             price_col_label?: string;
             /** @description Header of the account type column (AccountImport). */
             entity_type_col_label?: string;
-            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
+            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. Without one, dates are `%Y-%m-%d` (ExternalImport `%m/%d/%Y`; ExchangeRateImport `%Y-%m-%d` or `%d %B %Y`, the ECB's two files). */
             date_format?: string;
             number_format?: components["schemas"]["NumberFormat"];
             signage_convention?: components["schemas"]["SignageConvention"];
@@ -2322,7 +2471,7 @@ export interface components {
             price_col_label?: string;
             /** @description Header of the account type column (AccountImport). */
             entity_type_col_label?: string;
-            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. */
+            /** @description strftime-style pattern of the dates: `%Y` (4-digit year), `%y` (2-digit year), `%m`, `%d`, `%-m`, `%-d`, `%e`, `%b`/`%B` (English month names) and literal characters, for example `%m/%d/%Y` or `%d.%m.%Y`. Without one, dates are `%Y-%m-%d` (ExternalImport `%m/%d/%Y`; ExchangeRateImport `%Y-%m-%d` or `%d %B %Y`, the ECB's two files). */
             date_format?: string;
             number_format?: components["schemas"]["NumberFormat"];
             signage_convention?: components["schemas"]["SignageConvention"];
@@ -2946,6 +3095,21 @@ export interface components {
          * @example 71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104
          */
         SecurityIdFilter: string;
+        /**
+         * @description Only rates from this currency (ISO 4217 code).
+         * @example EUR
+         */
+        FromCurrencyFilter: components["schemas"]["CurrencyCode"];
+        /**
+         * @description Only rates into this currency (ISO 4217 code).
+         * @example USD
+         */
+        ToCurrencyFilter: components["schemas"]["CurrencyCode"];
+        /**
+         * @description Only prices of this security.
+         * @example 71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104
+         */
+        PriceSecurityIdFilter: string;
         /**
          * @description Only imports in this state.
          * @example complete
@@ -5786,6 +5950,10 @@ export interface operations {
                      *           "inflows_cents": 0,
                      *           "outflows": "$12.50",
                      *           "outflows_cents": 1250,
+                     *           "income": "$0.00",
+                     *           "income_cents": 0,
+                     *           "expenses": "$12.50",
+                     *           "expenses_cents": 1250,
                      *           "complete": true,
                      *           "missing_exchange_rates": [],
                      *           "created_at": "2024-03-28T23:05:00Z",
@@ -5857,6 +6025,10 @@ export interface operations {
                      *         "inflows_cents": 0,
                      *         "outflows": "$12.50",
                      *         "outflows_cents": 1250,
+                     *         "income": "$0.00",
+                     *         "income_cents": 0,
+                     *         "expenses": "$12.50",
+                     *         "expenses_cents": 1250,
                      *         "complete": true,
                      *         "missing_exchange_rates": [],
                      *         "created_at": "2024-03-28T23:05:00Z",
@@ -5981,6 +6153,286 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listExchangeRates: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only rates from this currency (ISO 4217 code).
+                 * @example EUR
+                 */
+                from?: components["parameters"]["FromCurrencyFilter"];
+                /**
+                 * @description Only rates into this currency (ISO 4217 code).
+                 * @example USD
+                 */
+                to?: components["parameters"]["ToCurrencyFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of exchange rates. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5b2e8f14-7c3a-4d9e-a1b6-0f8c2d4e6a93",
+                     *           "from": "EUR",
+                     *           "to": "USD",
+                     *           "date": "2026-11-27",
+                     *           "rate": "1.0876",
+                     *           "source": "api",
+                     *           "created_at": "2026-11-27T16:05:00Z",
+                     *           "updated_at": "2026-11-27T16:05:00Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExchangeRateList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createExchangeRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "exchange_rates": [
+                 *         {
+                 *           "from": "EUR",
+                 *           "to": "USD",
+                 *           "date": "2026-11-27",
+                 *           "rate": 1.0876
+                 *         },
+                 *         {
+                 *           "from": "EUR",
+                 *           "to": "JPY",
+                 *           "date": "2026-11-27",
+                 *           "rate": "161.83"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExchangeRatesUpsertRequest"];
+            };
+        };
+        responses: {
+            /** @description The rates were stored. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created": 1,
+                     *         "updated": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpsertCounts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listSecurityPrices: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only prices of this security.
+                 * @example 71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104
+                 */
+                security_id?: components["parameters"]["PriceSecurityIdFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of security prices. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "2d7f4a91-6b3e-4c8d-9e1f-5a0b7c3d2e64",
+                     *           "security": {
+                     *             "id": "71d4b9e2-3a6c-4f8e-b2d1-c9e5a7f3b104",
+                     *             "ticker": "VTI",
+                     *             "name": "Vanguard Total Stock Market ETF"
+                     *           },
+                     *           "date": "2026-11-27",
+                     *           "price": "$301.25",
+                     *           "price_cents": 30125,
+                     *           "currency": "USD",
+                     *           "shared": false,
+                     *           "created_at": "2026-11-27T22:00:00Z",
+                     *           "updated_at": "2026-11-27T22:00:00Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 25,
+                     *         "total_count": 1,
+                     *         "total_pages": 1,
+                     *         "total_count_exact": true,
+                     *         "next_page": null,
+                     *         "prev_page": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SecurityPriceList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createSecurityPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "security_prices": [
+                 *         {
+                 *           "ticker": "VTI",
+                 *           "date": "2026-11-27",
+                 *           "price": 301.25,
+                 *           "currency": "USD"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SecurityPricesUpsertRequest"];
+            };
+        };
+        responses: {
+            /** @description The prices were stored. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created": 1,
+                     *         "updated": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpsertCounts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];

@@ -116,3 +116,31 @@ export class RateLimited extends DomainError {
     });
   }
 }
+
+/**
+ * The problems of many checks gathered into one ValidationFailed, so that a body of many items
+ * is answered with every problem at its pointer instead of only the first.
+ */
+export class ProblemList {
+  readonly details: ErrorDetail[] = [];
+
+  add(path: string, message: string): void {
+    this.details.push({ path, message });
+  }
+
+  /** What `read` returns; undefined when it refused the input, its problems then noted. */
+  take<T>(read: () => T): T | undefined {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ValidationFailed)) throw error;
+      this.details.push(...error.details);
+      return undefined;
+    }
+  }
+
+  /** Refuses the input when a problem was noted. */
+  throwIfAny(): void {
+    if (this.details.length) throw new ValidationFailed(this.details);
+  }
+}

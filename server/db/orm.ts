@@ -15,7 +15,8 @@ import { Migration20261127000000_chats } from './migrations/Migration20261127000
 import { Migration20261128000000_transaction_search } from './migrations/Migration20261128000000_transaction_search.ts';
 import { Migration20261128010000_credential_notifications } from './migrations/Migration20261128010000_credential_notifications.ts';
 import { Migration20261129000000_money } from './migrations/Migration20261129000000_money.ts';
-import { Migration20261129010000_transfers } from './migrations/Migration20261129010000_transfers.ts';
+import { Migration20261129010000_exchange_rate_imports } from './migrations/Migration20261129010000_exchange_rate_imports.ts';
+import { Migration20261129020000_transfers } from './migrations/Migration20261129020000_transfers.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -39,7 +40,8 @@ const migrations = [
     class: Migration20261128010000_credential_notifications,
   },
   { name: 'Migration20261129000000_money', class: Migration20261129000000_money },
-  { name: 'Migration20261129010000_transfers', class: Migration20261129010000_transfers },
+  { name: 'Migration20261129010000_exchange_rate_imports', class: Migration20261129010000_exchange_rate_imports },
+  { name: 'Migration20261129020000_transfers', class: Migration20261129020000_transfers },
 ];
 
 /** ORM options for a database URL. */

@@ -8,6 +8,9 @@ import { Security } from '../securities/security.entity.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { queueAccountSync } from '../accounts/account-sync.ts';
 import { createTrade } from '../trades/trade.service.ts';
+import { createTransfer } from '../transfers/transfer.service.ts';
+import { storeRates } from '../exchange-rates/exchange-rate.service.ts';
+import { storePrices } from '../security-prices/security-price.service.ts';
 import { insertTransactions, type BulkTransaction } from '../transactions/transaction.bulk-insert.ts';
 import { createUserWithFamily } from '../users/user.service.ts';
 import type { User } from '../users/user.entity.ts';
@@ -21,8 +24,11 @@ function isoDate(date: Date): string {
 }
 
 /**
- * Creates the demo family: a user, four accounts, categories, merchants, tags, a few shared
- * securities and a year of everyday transactions up to today.
+ * Creates the demo family: a user, five accounts, categories, merchants, tags, a few shared
+ * securities and a year of everyday life up to today, whose numbers add up as a household's do:
+ * salary into checking, a monthly transfer to savings and the card paid in full from checking (both
+ * transfers, not income or expense), groceries, rent and coffee at believable amounts, a euro
+ * account with the family's rates, and a brokerage valued at recent prices.
  */
 export async function createDemoHousehold(em: EntityManager): Promise<{ user: User; family: Family }> {
   const { user, family } = await createUserWithFamily(em, {
@@ -33,20 +39,29 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
     lastName: 'Demo',
     aiEnabled: true,
   });
-  const account = (name: string, accountType: AccountType, subtype: string, balance: number) =>
+  const account = (
+    name: string,
+    accountType: AccountType,
+    subtype: string,
+    balance: number,
+    currency = family.currency,
+  ) =>
     em.create(Account, {
       family,
       name,
       accountType,
       subtype,
-      currency: family.currency,
+      currency,
       balance: toDecimal(balance),
+      cashBalance: toDecimal(balance),
       openingBalance: toDecimal(balance),
     });
+  // Opening balances a year ago; the card starts paid off, as it is paid in full each month.
   const checking = account('Everyday Checking', 'depository', 'checking', 4250.18);
   const savings = account('High-Yield Savings', 'depository', 'savings', 18500);
-  const card = account('Rewards Visa', 'credit_card', 'credit_card', 1240.55);
-  const brokerage = account('Brokerage', 'investment', 'brokerage', 52300.42);
+  const card = account('Rewards Visa', 'credit_card', 'credit_card', 0);
+  const brokerage = account('Brokerage', 'investment', 'brokerage', 12300.42);
+  const euro = account('Euro Account', 'depository', 'checking', 2400, 'EUR');
 
   const category = (name: string, color: string, icon: string, parent: Category | null = null) =>
     em.create(Category, { family, name, color, icon, parent });
@@ -145,7 +160,7 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
     if (dom === 12)
       add(day, 15.49, 'Netflix subscription', card.id, categories.entertainment.id, merchants.streaming.id);
     if (dom === 20) add(day, 11.99, 'Spotify Premium', card.id, categories.entertainment.id, merchants.music.id);
-    if (dom === 28) add(day, -500, 'Transfer to savings', savings.id, null, null, [], 'Automatic monthly transfer');
+    if (dom === 10) add(day, random.between(20, 80), 'Bäckerei & Markt', euro.id, categories.groceries.id, null);
     if (dow === 6)
       add(
         day,
@@ -155,14 +170,17 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
         categories.groceries.id,
         random.pick(merchants.grocers).id,
       );
-    if (random.chance(0.35))
+    // Coffee most weekdays at $3-7; a meal out now and then.
+    if (dow >= 1 && dow <= 5 && random.chance(0.6))
+      add(day, random.between(3, 7), 'Coffee', card.id, categories.dining.id, merchants.dining[0]!.id);
+    if (random.chance(0.2))
       add(
         day,
-        random.between(4, 85),
-        random.pick(['Coffee', 'Lunch', 'Dinner out', 'Takeout']),
+        random.between(12, 65),
+        random.pick(['Lunch', 'Dinner out', 'Takeout']),
         card.id,
         categories.dining.id,
-        random.pick(merchants.dining).id,
+        random.pick(merchants.dining.slice(1)).id,
       );
     if (dow === 2 && random.chance(0.5))
       add(day, random.between(35, 70), 'Fuel', card.id, categories.transport.id, merchants.fuel.id);
@@ -198,8 +216,10 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
       );
   }
   await insertTransactions(em, rows);
+  await moveMoney(em, family.id, rows, { checking: checking.id, savings: savings.id, card: card.id });
+  await storeRates(em, family.id, euroRates(random));
   // Balances follow from the entries once the worker has synced each account.
-  for (const accountId of new Set(rows.map((row) => row.accountId))) await queueAccountSync(em, accountId);
+  for (const accountId of [checking.id, savings.id, card.id, euro.id]) await queueAccountSync(em, accountId);
   // A few trades, so that holdings have something to show (each queues the brokerage's sync).
   const monthsAgo = (months: number) => {
     const date = new Date();
@@ -224,5 +244,91 @@ export async function createDemoHousehold(em: EntityManager): Promise<{ user: Us
       fee: 1,
     });
   }
+  // Recent closing prices, so the brokerage's balance counts its holdings at market value.
+  await storePrices(
+    em,
+    family.id,
+    [0, 7, 14].flatMap((back) =>
+      (
+        [
+          ['VTI', 268.4],
+          ['BND', 99.85],
+        ] as const
+      ).map(([ticker, price]) => ({
+        ticker,
+        date: daysAgo(back),
+        price: (price - back / 10).toFixed(2),
+        currency: 'USD',
+      })),
+    ),
+  );
   return { user, family };
+}
+
+function daysAgo(days: number): string {
+  const date = new Date();
+  date.setUTCDate(date.getUTCDate() - days);
+  return isoDate(date);
+}
+
+/**
+ * The month's moves between own accounts, as transfers: $500 to savings on the 28th, and on the 3rd
+ * the card's spending of the month before paid in full from checking.
+ */
+async function moveMoney(
+  em: EntityManager,
+  familyId: string,
+  rows: readonly BulkTransaction[],
+  accounts: { checking: string; savings: string; card: string },
+) {
+  const owed = new Map<string, number>();
+  for (const row of rows) {
+    if (row.accountId !== accounts.card) continue;
+    const month = row.date.slice(0, 7);
+    owed.set(month, (owed.get(month) ?? 0) + Math.round(Number(row.amount) * 100));
+  }
+  const today = isoDate(new Date());
+  for (let back = 12; back >= 0; back--) {
+    const date = new Date();
+    date.setUTCDate(1);
+    date.setUTCMonth(date.getUTCMonth() - back);
+    const month = isoDate(date).slice(0, 7);
+    const savingsDay = `${month}-28`;
+    if (savingsDay <= today && savingsDay > rows[0]!.date) {
+      await createTransfer(em, familyId, {
+        from_account_id: accounts.checking,
+        to_account_id: accounts.savings,
+        amount: 500,
+        date: savingsDay,
+        notes: 'Automatic monthly transfer',
+      });
+    }
+    const previous = new Date(date);
+    previous.setUTCMonth(previous.getUTCMonth() - 1);
+    const statement = owed.get(isoDate(previous).slice(0, 7));
+    const paymentDay = `${month}-03`;
+    if (statement && paymentDay <= today) {
+      await createTransfer(em, familyId, {
+        from_account_id: accounts.checking,
+        to_account_id: accounts.card,
+        amount: statement / 100,
+        date: paymentDay,
+        notes: 'Statement paid in full',
+      });
+    }
+  }
+}
+
+/** The family's EUR -> USD rate every weekday of the past year: a gentle random walk around 1.08. */
+function euroRates(random: ReturnType<typeof randomSource>) {
+  const rates = [];
+  let rate = 1.08;
+  for (let back = 370; back >= 0; back--) {
+    const date = new Date();
+    date.setUTCDate(date.getUTCDate() - back);
+    if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
+    rate = Math.min(1.16, Math.max(1.01, rate + random.between(-0.004, 0.004)));
+    rates.push({ from: 'EUR' as const, to: 'USD' as const, date: isoDate(date), rate: rate.toFixed(4) });
+  }
+  return rates;
 }

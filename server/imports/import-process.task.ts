@@ -1,10 +1,11 @@
-import { queueAccountSync } from '../accounts/account-sync.ts';
+import { queueAccountSync, queueStaleSyncs } from '../accounts/account-sync.ts';
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction, sqlOn } from '../core/sql.ts';
 import { failImporting, finishImporting } from './import-lifecycle.ts';
 import { ImportDataError, type ImportJob, type WriteOutcome } from './writers/import-writer.ts';
 import { writeAccounts } from './writers/account-writer.ts';
 import { writeCategories } from './writers/category-writer.ts';
+import { writeExchangeRates } from './writers/exchange-rate-writer.ts';
 import { writeRules } from './writers/rule-writer.ts';
 import { writeTrades } from './writers/trade-writer.ts';
 import { writeTransactions } from './writers/transaction-writer.ts';
@@ -26,6 +27,7 @@ const WRITERS: Record<string, (job: ImportJob) => Promise<WriteOutcome>> = {
   AccountImport: writeAccounts,
   CategoryImport: writeCategories,
   RuleImport: writeRules,
+  ExchangeRateImport: writeExchangeRates,
 };
 
 /** Why the job failed, in words for the import's `error` (internal details only in the log). */
@@ -78,6 +80,7 @@ export const importProcessTask = defineTask(
             progress,
           });
           for (const accountId of outcome.accounts) await queueAccountSync(client, accountId);
+          if (outcome.staleSyncs) await queueStaleSyncs(client, record.family_id);
           await finishImporting(client, importId, outcome.imported);
         });
       } catch (error) {

@@ -1,4 +1,4 @@
-import { queueAccountSync } from '../accounts/account-sync.ts';
+import { queueAccountSync, queueStaleSyncs } from '../accounts/account-sync.ts';
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction } from '../core/sql.ts';
 import { failReverting, finishReverting } from './import-lifecycle.ts';
@@ -13,12 +13,14 @@ export const importRevertTask = defineTask('import_revert', ['import_id'], async
   await helpers.withPgClient(async (client) => {
     try {
       await inTransaction(client, async (run) => {
-        const [record] = await run<{ status: string }>('select status from imports where id = ?::uuid for update', [
-          importId,
-        ]);
+        const [record] = await run<{ status: string; family_id: string }>(
+          'select status, family_id from imports where id = ?::uuid for update',
+          [importId],
+        );
         if (record?.status !== 'reverting') return;
-        const accounts = await revertImportRecords({ id: importId, run });
+        const { accounts, staleSyncs } = await revertImportRecords({ id: importId, run });
         for (const accountId of accounts) await queueAccountSync(client, accountId);
+        if (staleSyncs) await queueStaleSyncs(client, record.family_id);
         await finishReverting(client, importId);
       });
     } catch (error) {

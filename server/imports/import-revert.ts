@@ -1,12 +1,17 @@
+import { revertImportedRates } from '../exchange-rates/exchange-rate.revert.ts';
 import type { ImportJob } from './writers/import-writer.ts';
 
 /**
  * Removes exactly what an import created, in the caller's transaction: its entries with their
  * details (taggings go with their transactions), then the categories, tags, merchants and rules it
- * created, and the accounts it created when nothing else remains in them. Securities are shared and
- * stay. Returns the accounts whose balance must be recomputed.
+ * created, and the accounts it created when nothing else remains in them; its exchange rates are
+ * removed or put back as they were (revertImportedRates). Securities are shared and stay. Returns
+ * the accounts whose balance must be recomputed, and whether rates changed (the database then
+ * marked the accounts they move: WriteOutcome.staleSyncs).
  */
-export async function revertImportRecords(job: Pick<ImportJob, 'id' | 'run'>): Promise<string[]> {
+export async function revertImportRecords(
+  job: Pick<ImportJob, 'id' | 'run'>,
+): Promise<{ accounts: string[]; staleSyncs: boolean }> {
   const touched = await job.run<{ account_id: string }>(
     `with removed as (
        delete from entries where import_id = ?::uuid returning entryable_type, entryable_id, account_id
@@ -30,5 +35,6 @@ export async function revertImportRecords(job: Pick<ImportJob, 'id' | 'run'>): P
     [job.id],
   );
   const deleted = new Set(kept.map((row) => row.id));
-  return touched.map((row) => row.account_id).filter((id) => !deleted.has(id));
+  const rates = await revertImportedRates(job.run, job.id);
+  return { accounts: touched.map((row) => row.account_id).filter((id) => !deleted.has(id)), staleSyncs: rates > 0 };
 }

@@ -23,7 +23,10 @@ export type FieldKey =
   | 'active'
   | 'effective_date'
   | 'conditions'
-  | 'actions';
+  | 'actions'
+  | 'from'
+  | 'to'
+  | 'rate';
 
 type LabelKey = Extract<keyof ImportConfiguration, `${string}_col_label`>;
 
@@ -43,6 +46,13 @@ export interface TypeSpec {
   intoAccount: boolean;
   /** Formats this type always uses, whatever the configuration says (another application's export). */
   fixed?: Partial<Pick<ImportConfiguration, 'date_format' | 'number_format' | 'signage_convention'>>;
+  /** Date formats tried in turn when the configuration sets none (one publisher, two files). */
+  dateFormats?: string[];
+  /**
+   * Columns a header may have none of, and instead one column per currency (the ECB layout): each
+   * cell is then a value in that column's currency. A header with some of them needs all.
+   */
+  currencyColumns?: FieldKey[];
 }
 
 const column = (key: FieldKey, headers: string[], required = false, label?: LabelKey): ColumnSpec => ({
@@ -128,6 +138,13 @@ export const TYPE_SPECS: Record<ImportType, TypeSpec> = {
       column('conditions', ['conditions'], true),
       column('actions', ['actions'], true),
     ],
+  },
+  ExchangeRateImport: {
+    intoAccount: false,
+    // The ECB's historical file writes 2026-11-27, its daily file 27 November 2026.
+    dateFormats: ['%Y-%m-%d', '%d %B %Y'],
+    currencyColumns: ['from', 'to', 'rate'],
+    columns: [date, column('from', ['from']), column('to', ['to']), column('rate', ['rate'])],
   },
 };
 

@@ -1,8 +1,9 @@
 import type { ImportConfiguration, ImportType } from './import-configuration.ts';
-import { DEFAULT_FORMATS, TYPE_SPECS, type FieldKey } from './import-types.ts';
+import { DEFAULT_FORMATS, TYPE_SPECS } from './import-types.ts';
 import { csvRecords, CsvSyntaxError } from './parsing/csv-rows.ts';
-import { compileDateFormat } from './parsing/date-format.ts';
+import { compileDateFormat, type DateReader } from './parsing/date-format.ts';
 import { columnIndex, duplicateHeaders } from './parsing/headers.ts';
+import { isKnownCurrency } from '../core/money/money.ts';
 import { readRowValues, type CellRules, type RowError } from './row-values.ts';
 
 /** One data row as read: cells by meaning for people, values for the job, or what is wrong. */
@@ -27,9 +28,10 @@ export class ImportFileProblem extends Error {}
 
 /** The formats in effect: the type's fixed ones, else the configuration's, else the defaults. */
 function effectiveFormats(type: ImportType, configuration: ImportConfiguration) {
-  const fixed = TYPE_SPECS[type].fixed ?? {};
+  const { fixed = {}, dateFormats = [DEFAULT_FORMATS.date_format] } = TYPE_SPECS[type];
+  const dateFormat = fixed.date_format ?? configuration.date_format;
   return {
-    dateFormat: fixed.date_format ?? configuration.date_format ?? DEFAULT_FORMATS.date_format,
+    dateFormats: dateFormat ? [dateFormat] : dateFormats,
     numberFormat: fixed.number_format ?? configuration.number_format ?? DEFAULT_FORMATS.number_format,
     signage: fixed.signage_convention ?? configuration.signage_convention ?? DEFAULT_FORMATS.signage_convention,
     separator: configuration.col_sep ?? DEFAULT_FORMATS.col_sep,
@@ -44,15 +46,15 @@ function effectiveFormats(type: ImportType, configuration: ImportConfiguration) 
  */
 export async function* readImportRows(text: string, context: ReadContext): AsyncGenerator<ReadRow> {
   const formats = effectiveFormats(context.type, context.configuration);
-  let readDate;
+  let readers: DateReader[];
   try {
-    readDate = compileDateFormat(formats.dateFormat);
+    readers = formats.dateFormats.map(compileDateFormat);
   } catch (error) {
     throw new ImportFileProblem(`date_format: ${(error as Error).message}`);
   }
   const rules: CellRules = {
-    readDate,
-    dateFormat: formats.dateFormat,
+    readDate: (text) => readers.reduce<string | undefined>((found, read) => found ?? read(text), undefined),
+    dateFormat: formats.dateFormats.join(' or '),
     numberFormat: formats.numberFormat,
     inflowsPositive: formats.signage === 'inflows_positive',
     today: context.today,
@@ -60,21 +62,24 @@ export async function* readImportRows(text: string, context: ReadContext): Async
   };
 
   let headers: string[] | undefined;
-  let columns: { key: FieldKey; index: number }[] = [];
+  let columns: Column[] = [];
+  let quoted: string[] = [];
   let rowNumber = 0;
   try {
     for await (const record of csvRecords(text, { delimiter: formats.separator })) {
       if (!headers) {
         headers = record.cells;
         columns = resolveColumns(context, headers);
+        quoted = columns.filter((column) => column.currency).map((column) => column.key);
         continue;
       }
       rowNumber++;
       const fields: Record<string, string | null> = {};
       for (const { key, index } of columns) fields[key] = record.cells[index] ?? null;
       const cells = {
-        get: (key: FieldKey) => fields[key] ?? undefined,
-        header: (key: FieldKey) => {
+        quoted,
+        get: (key: string) => fields[key] ?? undefined,
+        header: (key: string) => {
           const column = columns.find((candidate) => candidate.key === key);
           return column ? headers![column.index] : undefined;
         },
@@ -93,13 +98,43 @@ export async function* readImportRows(text: string, context: ReadContext): Async
   if (rowNumber === 0) throw new ImportFileProblem('the CSV has a header but no data rows');
 }
 
+/** A column read: a meaning of the type's, or (`currency`) the code of a currency column. */
+interface Column {
+  key: string;
+  index: number;
+  currency?: true;
+}
+
+/**
+ * The ECB layout: instead of the columns `instead`, every non-blank header but those found is a
+ * three-letter currency code. Codes outside the accepted ISO 4217 list (currencies withdrawn
+ * since, such as CYP in the ECB's historical file) are not read.
+ */
+function currencyColumns(headers: string[], found: Column[], instead: string[]): Column[] {
+  const taken = new Set(found.map((column) => column.index));
+  const others = headers.flatMap((header, index) =>
+    taken.has(index) || header.trim() === '' ? [] : [{ key: header.trim().toUpperCase(), index }],
+  );
+  const strangers = others.filter((column) => !/^[A-Z]{3}$/.test(column.key)).map((column) => `'${column.key}'`);
+  if (strangers.length || others.length === 0) {
+    throw new ImportFileProblem(
+      `the header needs the columns ${instead.map((key) => `'${key}'`).join(', ')} or one column per currency code${strangers.length ? ` (not codes: ${strangers.join(', ')})` : ''}`,
+    );
+  }
+  return [
+    ...found,
+    ...others.filter((column) => isKnownCurrency(column.key)).map((column) => ({ ...column, currency: true as const })),
+  ];
+}
+
 /** Where each column of the type is in this header; a required column that is missing is a file problem. */
-function resolveColumns(context: ReadContext, headers: string[]): { key: FieldKey; index: number }[] {
+function resolveColumns(context: ReadContext, headers: string[]): Column[] {
   const duplicates = duplicateHeaders(headers);
   if (duplicates.length) throw new ImportFileProblem(`the header repeats the columns ${duplicates.join(', ')}`);
-  const resolved: { key: FieldKey; index: number }[] = [];
+  const spec = TYPE_SPECS[context.type];
+  const resolved: Column[] = [];
   const missing: string[] = [];
-  for (const column of TYPE_SPECS[context.type].columns) {
+  for (const column of spec.columns) {
     const configured = column.label ? context.configuration[column.label] : null;
     // A configured label is the only one tried: it says where that column is.
     const index = columnIndex(headers, configured ? [configured] : column.headers);
@@ -113,6 +148,13 @@ function resolveColumns(context: ReadContext, headers: string[]): { key: FieldKe
   }
   if (missing.length) {
     throw new ImportFileProblem(`the header has no column ${missing.map((label) => `'${label}'`).join(', ')}`);
+  }
+  if (spec.currencyColumns) {
+    const absent = spec.currencyColumns.filter((key) => !resolved.some((column) => column.key === key));
+    if (absent.length === spec.currencyColumns.length) return currencyColumns(headers, resolved, spec.currencyColumns);
+    if (absent.length) {
+      throw new ImportFileProblem(`the header has no column ${absent.map((key) => `'${key}'`).join(', ')}`);
+    }
   }
   return resolved;
 }

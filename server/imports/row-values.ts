@@ -8,6 +8,7 @@ import type { FieldKey } from './import-types.ts';
 import { dateWithinImportRange, type DateReader } from './parsing/date-format.ts';
 import { parseAmount } from './parsing/number-format.ts';
 import { splitTags } from './parsing/csv-rows.ts';
+import { RATE_RULE, SAME_CURRENCY } from '../exchange-rates/exchange-rate.input.ts';
 
 /** A problem of one row: the header of its cell (when there is one) and what is wrong. */
 export interface RowError {
@@ -28,10 +29,15 @@ export interface CellRules {
   hasAccount: boolean;
 }
 
-/** One row's cells by meaning, and the header each came from. */
+/**
+ * One row's cells by meaning (a FieldKey, or the code of a currency column), and the header each
+ * came from.
+ */
 export interface RowCells {
-  get(key: FieldKey): string | undefined;
-  header(key: FieldKey): string | undefined;
+  /** The codes of the currency columns of the ECB layout (TypeSpec.currencyColumns); else none. */
+  quoted: readonly string[];
+  get(key: string): string | undefined;
+  header(key: string): string | undefined;
 }
 
 const ACCOUNT_TYPE_SET: ReadonlySet<string> = new Set(ACCOUNT_TYPES);
@@ -46,13 +52,13 @@ class RowReading {
     readonly rules: CellRules,
   ) {}
 
-  problem(key: FieldKey, message: string): undefined {
+  problem(key: string, message: string): undefined {
     const column = this.cells.header(key);
     this.errors.push(column === undefined ? { message } : { column, message });
     return undefined;
   }
 
-  text(key: FieldKey, required = false): string | undefined {
+  text(key: string, required = false): string | undefined {
     const value = this.cells.get(key);
     if (value === undefined || value === '') return required ? this.problem(key, `${key} is required`) : undefined;
     const limit = (TEXT_LIMITS as Record<string, number>)[key] ?? 255;
@@ -73,7 +79,7 @@ class RowReading {
   }
 
   /** A number in the import's format, held to the column's places and bound. */
-  decimal(key: FieldKey, options: { scale: number; max: string; required?: boolean; positive?: boolean }) {
+  decimal(key: string, options: { scale: number; max: string; required?: boolean; positive?: boolean }) {
     const cell = this.text(key, options.required ?? true);
     if (cell === undefined) return undefined;
     const parsed = parseAmount(cell, this.rules.numberFormat);
@@ -95,11 +101,11 @@ class RowReading {
   }
 
   /** The row's own currency; without one the job uses the account's (else the family's). */
-  currency(): string | undefined {
-    const cell = this.text('currency');
+  currency(key: FieldKey = 'currency', required = false): string | undefined {
+    const cell = this.text(key, required);
     if (cell === undefined) return undefined;
     const code = cell.toUpperCase();
-    return isKnownCurrency(code) ? code : this.problem('currency', `currency '${cell}' is not an ISO 4217 code`);
+    return isKnownCurrency(code) ? code : this.problem(key, `${key} '${cell}' is not an ISO 4217 code`);
   }
 
   /** The account of a row: the import's, else the row's `account` cell (which is then required). */
@@ -231,7 +237,34 @@ const ROW_BUILDERS: Record<ImportType, Builder> = {
       actions,
     };
   },
+  ExchangeRateImport: exchangeRates,
 };
+
+/** The rates of one row, `source` `ecb` (the ECB layout) or `csv` (a `date,from,to,rate` row). */
+function exchangeRates(reading: RowReading): Record<string, unknown> {
+  const date = reading.date('date');
+  const { quoted } = reading.cells;
+  const rate = (key: string) => reading.decimal(key, { ...RATE_RULE, positive: true });
+  if (quoted.length) {
+    // The ECB's reference rates: how many units of each column's currency 1 EUR buys that day.
+    // `N/A` (no fixing for that currency that day) and blank cells carry no rate.
+    const rates = quoted.flatMap((code) => {
+      const cell = reading.cells.get(code);
+      if (cell === undefined || cell === '' || cell.toUpperCase() === 'N/A') return [];
+      if (code === 'EUR') {
+        reading.problem(code, SAME_CURRENCY);
+        return [];
+      }
+      const value = rate(code);
+      return value === undefined ? [] : [{ from: 'EUR', to: code, rate: value }];
+    });
+    return { date, source: 'ecb', rates };
+  }
+  const from = reading.currency('from', true);
+  const to = reading.currency('to', true);
+  if (from !== undefined && from === to) reading.problem('to', SAME_CURRENCY);
+  return { date, source: 'csv', rates: [{ from, to, rate: rate('rate') }] };
+}
 
 /** Reads one row: its values (undefined members dropped), or its problems. */
 export function readRowValues(

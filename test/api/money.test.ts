@@ -40,18 +40,13 @@ const spend = (key: string, transaction: Record<string, unknown>) =>
     body: { transaction: { name: 'Flow', nature: 'expense', ...transaction } },
   });
 
-/** Stores a rate of the family as a client's import would (the trigger marks the affected accounts), then syncs them. */
+/** Posts a rate of the family; the accounts it affects sync again by themselves. */
 async function rate(who: TestHousehold, from: string, to: string, date: string, value: string) {
-  await server.query(
-    `insert into exchange_rates (family_id, from_currency, to_currency, date, rate, source) values ($1, $2, $3, $4, $5, 'api')
-     on conflict (family_id, from_currency, to_currency, date) do update set rate = excluded.rate`,
-    [who.familyId, from, to, date, value],
-  );
-  await server.query(
-    `select graphile_worker.add_job('account_sync', json_build_object('account_id', id), job_key := 'account_sync:' || id)
-       from accounts where family_id = $1 and balances_stale_from is not null`,
-    [who.familyId],
-  );
+  const response = await server.api.call('createExchangeRates', {
+    key: who.writeKey,
+    body: { exchange_rates: [{ from, to, date, rate: value }] },
+  });
+  expect(response.status).toBe(200);
 }
 
 const account = async (key: string, id: string) =>
@@ -217,11 +212,11 @@ describe('investment value', () => {
       });
     expect((await buy('2024-01-10', 10, 100, 'ABC')).status).toBe(201);
     expect((await buy('2024-01-10', 5, 20, 'XYZ', 'EUR')).status).toBe(201);
-    const [abc] = await server.query<{ id: string }>("select id from securities where ticker = 'ABC' and family_id = $1", [who.familyId]); // prettier-ignore
-    await server.query(
-      `insert into security_prices (security_id, family_id, date, price, currency) values ($1, $2, '2024-02-01', 120, 'USD')`,
-      [abc!.id, who.familyId],
-    );
+    const prices = await server.api.call('createSecurityPrices', {
+      key: who.writeKey,
+      body: { security_prices: [{ ticker: 'ABC', date: '2024-02-01', price: 120, currency: 'USD' }] },
+    });
+    expect(prices.status).toBe(200);
     await server.drainJobs();
     const days = async (...dates: string[]) => {
       const { data } = await balancesOf(who.readKey, brokerage, { per_page: 100, start_date: '2024-01-10', end_date: '2024-02-01' }); // prettier-ignore

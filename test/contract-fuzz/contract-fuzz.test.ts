@@ -278,7 +278,19 @@ beforeAll(async () => {
     amount: 10,
     name: 'Theirs',
   });
+  // A security of their own (a trade's ticker creates it): prices and trades must not reach it.
+  const depot = await server.api.call('createAccount', {
+    key: other.writeKey,
+    body: { account: { name: 'Their depot', account_type: 'investment' } },
+  });
+  const theirTrade = await server.api.call('createTrade', {
+    key: other.writeKey,
+    body: {
+      trade: { account_id: depot.body.data.id, date: '2024-01-02', type: 'buy', qty: 1, price: 1, ticker: 'THEIRS' },
+    },
+  });
   Object.assign(foreign, {
+    securities: [theirTrade.body.data.security.id],
     accounts: [fx.accounts.checking.id],
     categories: [fx.categories.groceries.id],
     merchants: [fx.merchants.airline.id],

@@ -26,9 +26,23 @@ describe('the currency list', () => {
   it('is the one schema of every currency a client sends', () => {
     const fields = requestSchemas().filter(({ at }) => at.endsWith('/currency'));
     expect(fields.map(({ at }) => at.split(' ')[0]).sort()).toEqual(
-      ['createAccount', 'createTrade', 'createTransaction', 'updateTrade', 'updateTransaction'].sort(),
+      [
+        'createAccount',
+        'createSecurityPrices',
+        'createTrade',
+        'createTransaction',
+        'updateTrade',
+        'updateTransaction',
+      ].sort(),
     );
     for (const { at, schema } of fields) expect(schema, at).toBe(resolve(currencyCode));
+    // The two sides of an exchange rate, in the body and in the list's filters.
+    const rate = resolve((document.components.schemas as Schema).ExchangeRatesUpsertRequest).properties.exchange_rates
+      .items;
+    for (const side of ['from', 'to']) expect(resolve(rate.properties[side]), side).toBe(resolve(currencyCode));
+    const filters = requestSchemas().filter(({ at }) => /^listExchangeRates query (from|to)$/.test(at));
+    expect(filters).toHaveLength(2);
+    for (const { at, schema } of filters) expect(schema, at).toBe(resolve(currencyCode));
   });
 
   it('formats an amount in every code', () => {

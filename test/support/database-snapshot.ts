@@ -21,6 +21,9 @@ const TABLES = [
   'sso_flows',
   'sso_codes',
   'holdings',
+  'exchange_rates',
+  'exchange_rate_replacements',
+  'security_prices',
   'imports',
   'import_rows',
   'rules',
@@ -32,7 +35,7 @@ const TABLES = [
 ];
 
 /**
- * Row counts of every table the API writes to, the latest change of tags, entries, imports and chats, and the
+ * Row counts of every table the API writes to, the latest change of tags, entries, imports, chats, rates and prices, and the
  * number of queued jobs: equal before and after a refused request when it wrote nothing.
  */
 export async function databaseSnapshot(server: TestServer) {
@@ -41,7 +44,9 @@ export async function databaseSnapshot(server: TestServer) {
   );
   const [latest] = await server.query(
     `select max(updated_at) as tags, (select max(updated_at) from entries) as entries,
-       (select max(updated_at) from imports) as imports, (select max(updated_at) from chats) as chats from tags`,
+       (select max(updated_at) from imports) as imports, (select max(updated_at) from chats) as chats,
+       (select max(updated_at) from exchange_rates) as exchange_rates,
+       (select max(updated_at) from security_prices) as security_prices from tags`,
   );
   const [jobs] = await server.query('select count(*)::int as queued from graphile_worker.jobs');
   return { ...row, latest, jobs };

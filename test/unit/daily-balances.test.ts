@@ -9,8 +9,14 @@ describe('dailyBalances', () => {
 
   it('moves an asset by its flows and a liability the other way, and resets on a valuation', () => {
     const flows = new Map([
-      ['2024-01-30', { inflows: units('100'), outflows: units('30.5'), valuation: null, missing: [] }],
-      ['2024-02-01', { inflows: units('5'), outflows: 0n, valuation: units('1000'), missing: [] }],
+      [
+        '2024-01-30',
+        { inflows: units('100'), outflows: units('30.5'), income: 0n, expenses: 0n, valuation: null, missing: [] },
+      ],
+      [
+        '2024-02-01',
+        { inflows: units('5'), outflows: 0n, income: 0n, expenses: 0n, valuation: units('1000'), missing: [] },
+      ],
     ]);
     const asset = dailyBalances(days, { cash: units('10'), missing: [] }, flows, [], false);
     expect(asset.map((day) => [day.date, fromUnits(day.balance)])).toEqual([
@@ -25,8 +31,11 @@ describe('dailyBalances', () => {
 
   it('carries a flow missing its rate until a valuation, and a holding missing its rate for its day only', () => {
     const flows = new Map([
-      ['2024-01-31', { inflows: 0n, outflows: 0n, valuation: null, missing: [{ from: 'EUR', to: 'USD' }] }],
-      ['2024-02-02', { inflows: 0n, outflows: 0n, valuation: units('5'), missing: [] }],
+      [
+        '2024-01-31',
+        { inflows: 0n, outflows: 0n, income: 0n, expenses: 0n, valuation: null, missing: [{ from: 'EUR', to: 'USD' }] },
+      ],
+      ['2024-02-02', { inflows: 0n, outflows: 0n, income: 0n, expenses: 0n, valuation: units('5'), missing: [] }],
     ]);
     const holdings = [
       { value: 0n, missing: [{ from: 'JPY', to: 'USD' }] },

@@ -1,5 +1,5 @@
 import type { ListingQuery, Statement } from '../../core/sql.ts';
-import { inConfirmedTransfer } from '../../transfers/transfer-membership.ts';
+import { inFamilyTransfers } from '../../transfers/transfer-membership.ts';
 
 /**
  * Income, expense and net per currency over every row of a transactions listing, not only its
@@ -15,7 +15,7 @@ export function transactionTotals(familyId: string, listing: ListingQuery): Stat
         round(coalesce(-sum(amount) filter (where amount < 0 and not transfer), 0), 4)::text as income,
         round(coalesce(sum(amount) filter (where amount >= 0 and not transfer), 0), 4)::text as expense,
         round(coalesce(-sum(amount) filter (where not transfer), 0), 4)::text as net
-      from (select e.currency, e.amount, ${inConfirmedTransfer('e')} as transfer from ${listing.from}) matched
+      from (select e.currency, e.amount, ${inFamilyTransfers('e')} as transfer from ${listing.from}) matched
       group by currency order by currency`,
     params: [familyId, ...listing.params],
   };

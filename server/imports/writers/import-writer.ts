@@ -20,6 +20,11 @@ export interface WriteOutcome {
   imported: number;
   /** Accounts whose balance must be recomputed. */
   accounts: string[];
+  /**
+   * The writes moved accounts the writer cannot name (rates): the database marked them stale, and
+   * the syncs of every marked account of the family are queued.
+   */
+  staleSyncs?: boolean;
 }
 
 /** Rows written per statement set: progress moves in these steps. */

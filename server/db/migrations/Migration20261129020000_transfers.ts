@@ -9,7 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
  *   never overlap (the job inserts with `on conflict do nothing`).
  * - Rejected pairs (and unlinked ones) are remembered so that the job never suggests them again.
  */
-export class Migration20261129010000_transfers extends Migration {
+export class Migration20261129020000_transfers extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
       create table transfers (
@@ -35,5 +35,25 @@ export class Migration20261129010000_transfers extends Migration {
       )`);
     // For the cascade when an inflow's entry is deleted.
     this.addSql(`create index transfer_rejections_inflow_idx on transfer_rejections (inflow_entry_id)`);
+    // A transaction joining or leaving a confirmed transfer stops or starts being income or expense:
+    // the daily balances of both sides are stale from its date (docs/money.md#incremental-syncs).
+    // Suggestions change nothing and mark nothing.
+    this.addSql(`
+      create function transfers_mark_changed() returns trigger language plpgsql as $$
+      begin
+        perform mark_balances_stale((
+          select coalesce(jsonb_agg(jsonb_build_object('account_id', e.account_id, 'date', e.date)), '[]')
+            from changed c join entries e on e.id in (c.outflow_entry_id, c.inflow_entry_id)
+           where c.status = 'confirmed'));
+        return null;
+      end $$`);
+    for (const [event, table] of [
+      ['insert', 'new'],
+      ['update', 'new'],
+      ['delete', 'old'],
+    ]) {
+      this.addSql(`create trigger transfers_stale_on_${event} after ${event} on transfers
+        referencing ${table} table as changed for each statement execute function transfers_mark_changed()`);
+    }
   }
 }
