@@ -1,4 +1,5 @@
 import type { AccountType } from '../accounts/account.entity.ts';
+import { sqlOn, type SqlTarget } from '../core/sql.ts';
 import { transferKind } from './transfer-rule.ts';
 
 /**
@@ -59,4 +60,19 @@ export function transactionTransferView(member: TransferMemberRow | null) {
     kind: transferKind(member.receiving_type),
     other_account: { id: member.account_id, name: member.account_name, account_type: member.account_type },
   };
+}
+
+/**
+ * The accounts on the other side of the confirmed transfer of entry `entryId`, if any: when the
+ * entry goes, so does the transfer (foreign key), and the other side becomes income or expense
+ * again in its account's daily balances, which its sync must recompute.
+ */
+export async function transferPartnerAccounts(target: SqlTarget, entryId: string): Promise<string[]> {
+  const rows = await sqlOn(target)<{ account_id: string }>(
+    `select oe.account_id from transfers x
+       join entries oe on oe.id = case when x.outflow_entry_id = ?::uuid then x.inflow_entry_id else x.outflow_entry_id end
+     where x.status = 'confirmed' and (x.outflow_entry_id = ?::uuid or x.inflow_entry_id = ?::uuid)`,
+    [entryId, entryId, entryId],
+  );
+  return rows.map((row) => row.account_id);
 }

@@ -534,5 +534,10 @@ describe('daily balances', () => {
     await created({ outflow_transaction_id: out, inflow_transaction_id: into });
     await server.drainJobs();
     expect(await day(accounts.savings!)).toEqual([0, 0, 0, 6000]);
+
+    // Deleting one side unlinks it: the other is an expense again in its own account's day.
+    await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: into } });
+    await server.drainJobs();
+    expect(await day(accounts.checking!)).toEqual([6000, 0, 6000, 0]);
   });
 });
