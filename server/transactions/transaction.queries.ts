@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { containsPattern, dateRange, pagedRows, sql, type ListingQuery, type Statement } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
-import { confirmedTransferOf, inConfirmedTransfer } from '../transfers/transfer-membership.ts';
+import { confirmedTransferOf, inFamilyTransfers } from '../transfers/transfer-membership.ts';
 import type { TransactionRow } from './transaction.view.ts';
 
 /** Every filter of the transactions list (docs/api-decisions.md#transactions); all are combined with AND. */
@@ -84,11 +84,11 @@ function whereClause(familyId: string, filters: TransactionFilters) {
     params.push(filters.max_amount);
   }
   // A transaction in a confirmed transfer is neither income nor expense.
-  if (filters.type === 'transfer') conditions.push(inConfirmedTransfer('e'));
-  else if (filters.type) {
-    conditions.push(
-      `${filters.type === 'income' ? 'e.amount < 0' : 'e.amount >= 0'} and not ${inConfirmedTransfer('e')}`,
-    );
+  if (filters.type) {
+    const transfer = inFamilyTransfers('e');
+    const sign = filters.type === 'income' ? 'e.amount < 0' : 'e.amount >= 0';
+    conditions.push(filters.type === 'transfer' ? transfer : `${sign} and not ${transfer}`);
+    params.push(familyId);
   }
   if (filters.search) {
     // One trigram-indexed column holds name, notes and merchant name, lower-cased (the migration

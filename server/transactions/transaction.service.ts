@@ -16,6 +16,7 @@ import { retryingConflicts, writeUnit } from '../core/write-unit.ts';
 import { sql } from '../core/sql.ts';
 import type { TransactionRecord } from './transaction.bulk-insert.ts';
 import { transactionCreateStatement } from './transaction.create-statement.ts';
+import { transferPartnerAccounts } from '../transfers/transfer-membership.ts';
 import { Transaction } from './transaction.entity.ts';
 
 /** Fields a client may set on a transaction (create needs account_id, date, amount and a name). */
@@ -215,9 +216,10 @@ export async function deleteTransaction(em: EntityManager, familyId: string, id:
   await writeUnit(em, async (tx) => {
     const accountId = await lockEntryAccount(tx, familyId, id, 'Transaction');
     const entry = await tx.findOneOrFail(Entry, id);
-    // Its taggings go with the transaction row (foreign key, on delete cascade).
+    const partners = await transferPartnerAccounts(tx, id);
+    // Its taggings go with the transaction row, its transfer with the entry (foreign keys, on delete cascade).
     await tx.nativeDelete(Entry, { id: entry.id });
     await tx.nativeDelete(Transaction, { id: entry.entryableId });
-    await queueAccountSync(tx, accountId);
+    for (const account of [accountId, ...partners]) await queueAccountSync(tx, account);
   });
 }

@@ -1,4 +1,5 @@
 import type { AccountType } from '../accounts/account.entity.ts';
+import { sqlOn, type SqlTarget } from '../core/sql.ts';
 import { transferKind } from './transfer-rule.ts';
 
 /**
@@ -6,10 +7,24 @@ import { transferKind } from './transfer-rule.ts';
  * confirmed one (then it is neither income nor expense), and which. Suggestions count for nothing.
  */
 
-/** SQL: whether entry `entry` (an alias) is in a confirmed transfer; each side is one index probe. */
+/**
+ * SQL: whether entry `entry` (an alias) is in a confirmed transfer, by two index probes: for a
+ * few entries, or the entries of one account (the balance sync).
+ */
 export function inConfirmedTransfer(entry: string): string {
   return `(exists (select 1 from transfers x where x.outflow_entry_id = ${entry}.id and x.status = 'confirmed')
     or exists (select 1 from transfers x where x.inflow_entry_id = ${entry}.id and x.status = 'confirmed'))`;
+}
+
+/**
+ * SQL: the same for entries across a family, its one `?` the family's id: the family's transfer
+ * entries are read once and hashed, so a listing or a sum over many entries tests each in memory.
+ * The probes above walked every entry of a family without transfers: 170 ms for a page of income
+ * of 100,000 transactions, 16 ms this way.
+ */
+export function inFamilyTransfers(entry: string): string {
+  return `(${entry}.id in (select unnest(array[x.outflow_entry_id, x.inflow_entry_id]) from transfers x
+    where x.family_id = ? and x.status = 'confirmed'))`;
 }
 
 /** A transaction's confirmed transfer as read by confirmedTransferOf. */
@@ -45,4 +60,19 @@ export function transactionTransferView(member: TransferMemberRow | null) {
     kind: transferKind(member.receiving_type),
     other_account: { id: member.account_id, name: member.account_name, account_type: member.account_type },
   };
+}
+
+/**
+ * The accounts on the other side of the confirmed transfer of entry `entryId`, if any: when the
+ * entry goes, so does the transfer (foreign key), and the other side becomes income or expense
+ * again in its account's daily balances, which its sync must recompute.
+ */
+export async function transferPartnerAccounts(target: SqlTarget, entryId: string): Promise<string[]> {
+  const rows = await sqlOn(target)<{ account_id: string }>(
+    `select oe.account_id from transfers x
+       join entries oe on oe.id = case when x.outflow_entry_id = ?::uuid then x.inflow_entry_id else x.outflow_entry_id end
+     where x.status = 'confirmed' and (x.outflow_entry_id = ?::uuid or x.inflow_entry_id = ?::uuid)`,
+    [entryId, entryId, entryId],
+  );
+  return rows.map((row) => row.account_id);
 }

@@ -8,7 +8,14 @@ import { negate, toDecimal } from '../core/money/money.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { insertTransactions } from '../transactions/transaction.bulk-insert.ts';
-import { LINK_CHECKS, linkChecks, rateSql, transferNames, type LinkCheck } from './transfer-rule.ts';
+import {
+  LINK_CHECKS,
+  linkChecks,
+  rateSql,
+  transferNames,
+  type LinkCheck,
+  type TransferStatus,
+} from './transfer-rule.ts';
 
 /** Money moved between two accounts of the family (`createTransfer`, first shape). */
 export interface NewTransferInput {
@@ -106,6 +113,35 @@ async function insertConfirmed(tx: EntityManager, familyId: string, outflowId: s
 }
 
 /**
+ * Queues the syncs of a transfer's accounts, in the caller's transaction: a confirmed transfer
+ * appearing or going changes what their daily balances count as income and expense (the transfers
+ * trigger marks them stale from its date; the sync recomputes them).
+ */
+async function queueSyncs(tx: EntityManager, accountIds: Iterable<string>): Promise<void> {
+  for (const accountId of [...new Set(accountIds)].sort()) await queueAccountSync(tx, accountId);
+}
+
+/**
+ * A transfer of the family with its accounts locked first (the lock order; the transfers trigger
+ * locks them too), then its status read again under those locks; 404 when there is none.
+ */
+async function lockTransfer(tx: EntityManager, familyId: string, id: string) {
+  const [sides] = await sql<{ outflow_account: string; inflow_account: string }>(
+    tx,
+    `select o.account_id as outflow_account, i.account_id as inflow_account from transfers x
+       join entries o on o.id = x.outflow_entry_id join entries i on i.id = x.inflow_entry_id
+     where x.id = ? and x.family_id = ?`,
+    [id, familyId],
+  );
+  if (!sides) throw NotFound.entity('Transfer');
+  const accountIds = [sides.outflow_account, sides.inflow_account];
+  await lockAccounts(tx, familyId, accountIds);
+  const [current] = await sql<{ status: TransferStatus }>(tx, 'select status from transfers where id = ?', [id]);
+  if (!current) throw NotFound.entity('Transfer');
+  return { status: current.status, accountIds };
+}
+
+/**
  * Writes the outflow on the from account, the inflow on the to account and the confirmed transfer,
  * in one database transaction after locking both accounts; queues both accounts' syncs in it.
  * Returns the transfer's id.
@@ -142,7 +178,7 @@ export async function createTransfer(em: EntityManager, familyId: string, input:
       { ...common, accountId: to.id, amount: negate(toAmount), currency: to.currency, name: names.inflow },
     ]);
     const id = await insertConfirmed(tx, familyId, outflowId!, inflowId!);
-    for (const accountId of [...accounts.keys()]) await queueAccountSync(tx, accountId);
+    await queueSyncs(tx, accounts.keys());
     return id;
   });
 }
@@ -164,7 +200,8 @@ export async function linkTransfer(em: EntityManager, familyId: string, input: T
           [ids, familyId],
         );
         if (owners.length < new Set(ids).size) throw NotFound.entity('Transaction');
-        await lockAccounts(tx, familyId, [...new Set(owners.map((owner) => owner.account_id))]);
+        const accountIds = owners.map((owner) => owner.account_id);
+        await lockAccounts(tx, familyId, [...new Set(accountIds)]);
         // Read again under the locks: what a concurrent write committed meanwhile counts.
         const checks = linkChecks('o', 'i');
         const [pair] = await sql<Record<LinkCheck, boolean | null> & { from: string; to: string; date: string }>(
@@ -187,7 +224,9 @@ export async function linkTransfer(em: EntityManager, familyId: string, input: T
           problems.push({ path: name === 'is_outflow' ? paths.outflow : paths.inflow, message });
         }
         if (problems.length) throw new ValidationFailed(problems);
-        return insertConfirmed(tx, familyId, input.outflow_transaction_id, input.inflow_transaction_id);
+        const id = await insertConfirmed(tx, familyId, input.outflow_transaction_id, input.inflow_transaction_id);
+        await queueSyncs(tx, accountIds);
+        return id;
       }),
     (side) => ({ path: paths[side], message: TAKEN }),
   );
@@ -198,22 +237,21 @@ export async function linkTransfer(em: EntityManager, familyId: string, input: T
  * joined another confirmed transfer, the unique index refuses it: 422.
  */
 export async function confirmTransfer(em: EntityManager, familyId: string, id: string): Promise<void> {
-  const [row] = await unlessTaken(
+  await unlessTaken(
     () =>
-      sql(
-        em,
-        `update transfers set status = 'confirmed', updated_at = case when status = 'suggested' then now() else updated_at end
-         where id = ? and family_id = ? returning id`,
-        [id, familyId],
-      ),
+      writeUnit(em, async (tx) => {
+        const transfer = await lockTransfer(tx, familyId, id);
+        if (transfer.status === 'confirmed') return;
+        await sql(tx, `update transfers set status = 'confirmed', updated_at = now() where id = ?`, [id]);
+        await queueSyncs(tx, transfer.accountIds);
+      }),
     () => ({ path: '/id', in: 'path', message: TAKEN }),
   );
-  if (!row) throw NotFound.entity('Transfer');
 }
 
 /** Deletes a suggestion and remembers its pair, which is never suggested again. */
 export async function rejectTransfer(em: EntityManager, familyId: string, id: string): Promise<void> {
-  const [row] = await sql<{ status: string; rejected: boolean }>(
+  const [row] = await sql<{ status: TransferStatus }>(
     em,
     `with found as (
        select id, status from transfers where id = ? and family_id = ?
@@ -244,16 +282,17 @@ export async function rejectTransfer(em: EntityManager, familyId: string, id: st
  * rejected one, so the suggestion job does not offer again what the household just undid.
  */
 export async function deleteTransfer(em: EntityManager, familyId: string, id: string): Promise<void> {
-  const [row] = await sql(
-    em,
-    `with gone as (
-       delete from transfers where id = ? and family_id = ? returning family_id, outflow_entry_id, inflow_entry_id
-     ), remembered as (
+  await writeUnit(em, async (tx) => {
+    const transfer = await lockTransfer(tx, familyId, id);
+    await sql(
+      tx,
+      `with gone as (
+         delete from transfers where id = ? returning family_id, outflow_entry_id, inflow_entry_id
+       )
        insert into transfer_rejections (family_id, outflow_entry_id, inflow_entry_id)
-       select family_id, outflow_entry_id, inflow_entry_id from gone on conflict do nothing
-     )
-     select 1 from gone`,
-    [id, familyId],
-  );
-  if (!row) throw NotFound.entity('Transfer');
+       select family_id, outflow_entry_id, inflow_entry_id from gone on conflict do nothing`,
+      [id],
+    );
+    if (transfer.status === 'confirmed') await queueSyncs(tx, transfer.accountIds);
+  });
 }

@@ -497,3 +497,47 @@ describe('the balance sheet', () => {
     expect(sheet.body.data.flows).toMatchObject({ income_cents: 0, expenses_cents: 725, complete: true });
   });
 });
+
+describe('daily balances', () => {
+  it('count a transaction as income or expense until it joins a transfer, and again once unlinked', async () => {
+    const out = await transaction(accounts.checking!, '2024-10-01', 60, 'Moved');
+    const into = await transaction(accounts.savings!, '2024-10-01', -60, 'Arrived');
+    /** [expenses, income, outflows, inflows] of the day, in cents. */
+    const day = async (account: string) => {
+      const response = await server.api.call('listBalances', {
+        key: household.readKey,
+        query: { account_id: account, start_date: '2024-10-01', end_date: '2024-10-01' },
+      });
+      const [row] = response.body.data;
+      return [row.expenses_cents, row.income_cents, row.outflows_cents, row.inflows_cents];
+    };
+    await server.drainJobs();
+    expect([await day(accounts.checking!), await day(accounts.savings!)]).toEqual([
+      [6000, 0, 6000, 0],
+      [0, 6000, 0, 6000],
+    ]);
+
+    const [suggestion] = await listTransfers({ status: 'suggested' });
+    expect(suggestion.outflow_transaction.id).toBe(out);
+    await server.api.call('confirmTransfer', { key: household.writeKey, params: { id: suggestion.id } });
+    await server.drainJobs();
+    // Still money out of checking and into savings, but neither expense nor income.
+    expect([await day(accounts.checking!), await day(accounts.savings!)]).toEqual([
+      [0, 0, 6000, 0],
+      [0, 0, 0, 6000],
+    ]);
+
+    await server.api.call('deleteTransfer', { key: household.writeKey, params: { id: suggestion.id } });
+    await server.drainJobs();
+    expect(await day(accounts.checking!)).toEqual([6000, 0, 6000, 0]);
+
+    await created({ outflow_transaction_id: out, inflow_transaction_id: into });
+    await server.drainJobs();
+    expect(await day(accounts.savings!)).toEqual([0, 0, 0, 6000]);
+
+    // Deleting one side unlinks it: the other is an expense again in its own account's day.
+    await server.api.call('deleteTransaction', { key: household.writeKey, params: { id: into } });
+    await server.drainJobs();
+    expect(await day(accounts.checking!)).toEqual([6000, 0, 6000, 0]);
+  });
+});

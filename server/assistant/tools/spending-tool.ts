@@ -1,6 +1,6 @@
 import { runStatement, type Statement } from '../../core/sql.ts';
 import { transactionListing } from '../../transactions/transaction.queries.ts';
-import { inConfirmedTransfer } from '../../transfers/transfer-membership.ts';
+import { inFamilyTransfers } from '../../transfers/transfer-membership.ts';
 import type { AssistantTool } from './assistant-tool.ts';
 import { checkDateOrder } from './invalid-arguments.ts';
 import { dateParameter } from './tool-parameters.ts';
@@ -26,11 +26,11 @@ function spendingStatement(familyId: string, period: SpendingArguments): Stateme
         coalesce(c.name, ?) as category, count(*) filter (where e.amount > 0)::int as transactions,
         round(coalesce(sum(e.amount) filter (where e.amount > 0), 0), 4)::text as expense,
         round(coalesce(-sum(e.amount) filter (where e.amount < 0), 0), 4)::text as income
-      from ${listing.from} and not e.excluded and not ${inConfirmedTransfer('e')}
+      from ${listing.from} and not e.excluded and not ${inFamilyTransfers('e')}
       group by grouping sets ((e.currency), (e.currency, c.id, c.name))
       having grouping(c.id) = 1 or count(*) filter (where e.amount > 0) > 0
       order by e.currency, grouping(c.id) desc, sum(e.amount) filter (where e.amount > 0) desc, category`,
-    params: [UNCATEGORIZED, ...listing.params],
+    params: [UNCATEGORIZED, ...listing.params, familyId],
   };
 }
 

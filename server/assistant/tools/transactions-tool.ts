@@ -120,7 +120,9 @@ export const transactionsTool: AssistantTool = {
       type: input.type,
     });
     const { rows, total, exact } = await readListing<TransactionRow>(context.db, listing, page);
-    const totals = total ? await runStatement<{ count: number }>(context.db, transactionTotals(listing)) : [];
+    const totals = total
+      ? await runStatement<{ count: number }>(context.db, transactionTotals(context.familyId, listing))
+      : [];
     return {
       transactions: rows.map(transactionSummary),
       // The totals read every match anyway, so the model always gets the exact count.
