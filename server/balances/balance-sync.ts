@@ -5,7 +5,7 @@ import { minorDigits } from '../core/money/minor-units.ts';
 import { runStatement, type Queryable } from '../core/sql.ts';
 import { marketFacts } from '../holdings/account-positions.ts';
 import { dailyHoldings } from '../holdings/holding.positions.ts';
-import { inConfirmedTransfer } from '../transfers/transfer-membership.ts';
+import { inFamilyTransfers } from '../transfers/transfer-membership.ts';
 import {
   addDays,
   dailyBalances,
@@ -78,9 +78,6 @@ export async function syncBalances(client: Queryable, accountId: string): Promis
   return days.length;
 }
 
-/** An entry that is income or an expense: a transaction, not excluded, in no confirmed transfer. */
-const INCOME_OR_EXPENSE = `e.entryable_type = 'Transaction' and not e.excluded and not ${inConfirmedTransfer('e')}`;
-
 /** The converted flows and valuations of each day from `from` to today. */
 async function dayFlows(
   client: Queryable,
@@ -99,23 +96,36 @@ async function dayFlows(
   }>(client, {
     // An entry in another currency counts at its own rate, else at the rate of its date, rounded
     // half to even to the account's minor unit; without a rate it is null: left out and named.
+    // Income and expenses are transactions, not excluded, in no confirmed transfer. `offset 0`
+    // keeps the lateral a subquery, so each entry's rate is looked up once, not once per use.
     text: `
         select to_char(e.date, 'YYYY-MM-DD') as date,
                coalesce(sum(-x.amount) filter (where e.entryable_type <> 'Valuation' and not e.excluded and x.amount < 0), 0)::text as inflows,
                coalesce(sum(x.amount) filter (where e.entryable_type <> 'Valuation' and not e.excluded and x.amount > 0), 0)::text as outflows,
-               coalesce(sum(-x.amount) filter (where ${INCOME_OR_EXPENSE} and x.amount < 0), 0)::text as income,
-               coalesce(sum(x.amount) filter (where ${INCOME_OR_EXPENSE} and x.amount > 0), 0)::text as expenses,
+               coalesce(sum(-x.amount) filter (where x.income_or_expense and x.amount < 0), 0)::text as income,
+               coalesce(sum(x.amount) filter (where x.income_or_expense and x.amount > 0), 0)::text as expenses,
                (max(x.amount) filter (where e.entryable_type = 'Valuation'))::text as valuation,
                coalesce(array_agg(distinct e.currency::text) filter (where x.amount is null and not e.excluded), '{}') as missing
           from entries e
           cross join lateral (
             select case when e.currency = ?::text then e.amount
                         else round_half_even(e.amount * coalesce(e.exchange_rate,
-                               exchange_rate_on(?::uuid, e.currency, ?::text, e.date)), currency_minor_digits(?::text)) end as amount
+                               exchange_rate_on(?::uuid, e.currency, ?::text, e.date)), currency_minor_digits(?::text)) end as amount,
+                   e.entryable_type = 'Transaction' and not e.excluded and not ${inFamilyTransfers('e')} as income_or_expense
+            offset 0
           ) x
          where e.account_id = ?::uuid and e.date between ?::date and ?::date
          group by e.date`,
-    params: [account.currency, account.family_id, account.currency, account.currency, accountId, from, account.today],
+    params: [
+      account.currency,
+      account.family_id,
+      account.currency,
+      account.currency,
+      account.family_id,
+      accountId,
+      from,
+      account.today,
+    ],
   });
   return new Map(
     rows.map((row) => [
