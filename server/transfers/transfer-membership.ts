@@ -8,19 +8,10 @@ import { transferKind } from './transfer-rule.ts';
  */
 
 /**
- * SQL: whether entry `entry` (an alias) is in a confirmed transfer, by two index probes: for a
- * few entries, or the entries of one account (the balance sync).
- */
-export function inConfirmedTransfer(entry: string): string {
-  return `(exists (select 1 from transfers x where x.outflow_entry_id = ${entry}.id and x.status = 'confirmed')
-    or exists (select 1 from transfers x where x.inflow_entry_id = ${entry}.id and x.status = 'confirmed'))`;
-}
-
-/**
- * SQL: the same for entries across a family, its one `?` the family's id: the family's transfer
- * entries are read once and hashed, so a listing or a sum over many entries tests each in memory.
- * The probes above walked every entry of a family without transfers: 170 ms for a page of income
- * of 100,000 transactions, 16 ms this way.
+ * SQL: whether entry `entry` (an alias) is in one of the family's confirmed transfers, its one `?`
+ * the family's id. The family's transfer entries are read once and hashed, so a listing or a sum
+ * over many entries tests each in memory: two index probes per entry walked every entry of a
+ * family without transfers, 170 ms for a page of income of 100,000 transactions, 16 ms this way.
  */
 export function inFamilyTransfers(entry: string): string {
   return `(${entry}.id in (select unnest(array[x.outflow_entry_id, x.inflow_entry_id]) from transfers x
