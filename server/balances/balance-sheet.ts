@@ -39,6 +39,8 @@ interface DayFigure {
   date: string;
   balance: string;
   complete: boolean;
+  /** The day's rate into the family's currency, kept by the sync. */
+  family_rate: string | null;
 }
 
 /** The dates of the series: every day, or every seventh day counted back from today. */
@@ -92,22 +94,30 @@ export async function balanceSheet(target: SqlTarget, familyId: string, period: 
   const past = dates.slice(0, -1);
   // Each date's row, and each account's latest row for the dates after it (a sync not yet run today).
   const figures = await run<DayFigure & { latest: boolean }>(
-    `select b.account_id, to_char(b.date, 'YYYY-MM-DD') as date, b.balance::text as balance, b.complete, false as latest
+    `select b.account_id, to_char(b.date, 'YYYY-MM-DD') as date, b.balance::text as balance, b.complete,
+            b.family_rate::text as family_rate, false as latest
        from balances b where b.account_id = any(?::uuid[]) and b.date = any(?::date[])
      union all
-     select l.account_id, to_char(l.date, 'YYYY-MM-DD'), l.balance::text, l.complete, true
+     select l.account_id, to_char(l.date, 'YYYY-MM-DD'), l.balance::text, l.complete, l.family_rate::text, true
        from unnest(?::uuid[]) as a(id)
        cross join lateral (select * from balances b where b.account_id = a.id order by b.date desc limit 1) l`,
     [ids, past, ids],
   );
-  const foreign = [...new Set(accounts.map((account) => account.currency))].filter((code) => code !== currency);
-  const rates = await ratesOn(run, familyId, foreign, currency, dates);
   const byDate = new Map<string, DayFigure>();
   const latest = new Map<string, DayFigure>();
   for (const figure of figures) {
     if (figure.latest) latest.set(figure.account_id, figure);
     else byDate.set(`${figure.account_id}|${figure.date}`, figure);
   }
+  // Rows keep their day's rate; dates after an account's latest row ask the rate rule.
+  const unsynced = dates.filter((date) => accounts.some((account) => (latest.get(account.id)?.date ?? '') < date));
+  const foreign = [...new Set(accounts.map((account) => account.currency))].filter((code) => code !== currency);
+  const rates = await ratesOn(run, familyId, foreign, currency, unsynced);
+  const rateOf = (account: CountedAccount, date: string, figure?: DayFigure) => {
+    if (account.currency === currency) return '1';
+    if (figure && figure.date === date) return figure.family_rate;
+    return rates.get(`${account.currency}|${date}`) ?? null;
+  };
 
   const missing = new Map<string, MissingRate>();
   const points = dates.map((date) => {
@@ -115,16 +125,19 @@ export async function balanceSheet(target: SqlTarget, familyId: string, period: 
     let liabilities = 0n;
     let complete = true;
     for (const account of accounts) {
+      const last = latest.get(account.id);
       let figure: { balance: string; complete: boolean } | undefined;
-      if (date === today) figure = { balance: account.balance, complete: account.balance_complete };
-      else {
-        figure = byDate.get(`${account.id}|${date}`);
-        const last = latest.get(account.id);
-        if (!figure && last && last.date < date) figure = last;
+      let rate: string | null;
+      if (date === today) {
+        figure = { balance: account.balance, complete: account.balance_complete };
+        rate = rateOf(account, date, last);
+      } else {
+        const row = byDate.get(`${account.id}|${date}`) ?? (last && last.date < date ? last : undefined);
+        figure = row;
+        rate = rateOf(account, date, row);
       }
       if (!figure) continue; // not opened yet on that date
       if (!figure.complete) complete = false;
-      const rate = account.currency === currency ? '1' : rates.get(`${account.currency}|${date}`);
       const value = converted(figure.balance, rate, places);
       if (value === null) {
         complete = false;
@@ -147,8 +160,7 @@ export async function balanceSheet(target: SqlTarget, familyId: string, period: 
   const [assets, assetsCents] = money(now.assets);
   const [liabilities, liabilitiesCents] = money(now.liabilities);
   const [netWorth, netWorthCents] = money(now.assets - now.liabilities);
-  const todayRate = (account: CountedAccount) =>
-    account.currency === currency ? '1' : (rates.get(`${account.currency}|${today}`) ?? null);
+  const todayRate = (account: CountedAccount) => rateOf(account, today, latest.get(account.id));
   const groups = ACCOUNT_TYPES.map((type) => {
     const members = accounts.filter((account) => account.account_type === type);
     const values = members.map((account) => converted(account.balance, todayRate(account), places));
@@ -232,9 +244,9 @@ async function ratesOn(
 
 /**
  * Income and expenses of the counted accounts from `start` to `end` in the family's currency, from
- * the daily balances (each day's income and expenses in its account's currency, without transfers):
- * summed as they are for accounts in the family's currency, converted day by day at that day's rate
- * for the others. Incomplete when a day's rate is missing or a day could not convert everything.
+ * the daily balances (each day's income and expenses in its account's currency, without transfers,
+ * converted at the day's rate the row keeps). Incomplete when a day's rate is missing or a day could
+ * not convert everything.
  */
 async function periodFlows(
   run: Sql,
@@ -243,34 +255,25 @@ async function periodFlows(
   start: string,
   end: string,
 ) {
-  const ids = (same: boolean) =>
-    accounts.filter((account) => (account.currency === currency) === same).map((account) => account.id);
-  // Accounts in the family's currency are summed as they are; the others day by day at that day's
-  // rate (materialized: one lookup per day, not one per use of the rate).
+  // Each day's income and expenses times the day's rate into the family's currency, kept on the
+  // row by the sync; a row in the family's own currency needs no rounding.
   const [row] = (await run<{ income: string; expenses: string; complete: boolean; missing: MissingRate[] }>(
-    `with own as (
-       select sum(b.income) as income, sum(b.expenses) as expenses, bool_and(b.complete) as complete
-         from balances b where b.account_id = any(?::uuid[]) and b.date between ?::date and ?::date
-     ), days as materialized (
-       select a.currency::text as code, b.date, b.income, b.expenses, b.complete,
-              exchange_rate_on(a.family_id, a.currency, ?::text, b.date) as rate
+    `with days as (
+       select a.currency::text as code, b.date, b.income, b.expenses, b.complete, b.family_rate as rate
          from balances b join accounts a on a.id = b.account_id
         where b.account_id = any(?::uuid[]) and b.date between ?::date and ?::date
           and (b.income <> 0 or b.expenses <> 0 or not b.complete)
-     ), converted as (
-       select sum(round_half_even(income * rate, currency_minor_digits(?::text))) as income,
-              sum(round_half_even(expenses * rate, currency_minor_digits(?::text))) as expenses,
-              bool_and(complete and rate is not null) as complete
-         from days
      )
-     select (coalesce(own.income, 0) + coalesce(converted.income, 0))::text as income,
-            (coalesce(own.expenses, 0) + coalesce(converted.expenses, 0))::text as expenses,
-            coalesce(own.complete, true) and coalesce(converted.complete, true) as complete,
+     select coalesce(sum(case when rate = 1 then income
+                              else round_half_even(income * rate, currency_minor_digits(?::text)) end), 0)::text as income,
+            coalesce(sum(case when rate = 1 then expenses
+                              else round_half_even(expenses * rate, currency_minor_digits(?::text)) end), 0)::text as expenses,
+            coalesce(bool_and(complete and rate is not null), true) as complete,
             coalesce((select json_agg(json_build_object('from', m.code, 'to', ?::text, 'date', to_char(m.first, 'YYYY-MM-DD')))
                         from (select code, min(date) as first from days where rate is null group by code) m),
                      '[]') as missing
-       from own, converted`,
-    [ids(true), start, end, currency, ids(false), start, end, currency, currency, currency],
+       from days`,
+    [accounts.map((account) => account.id), start, end, currency, currency, currency],
   )) as [{ income: string; expenses: string; complete: boolean; missing: MissingRate[] }];
   return { income: toUnits(row.income), expenses: toUnits(row.expenses), complete: row.complete, missing: row.missing };
 }

@@ -19,6 +19,7 @@ import {
 
 interface SyncedAccount {
   family_id: string;
+  family_currency: string;
   currency: string;
   account_type: AccountType;
   opening_balance: string;
@@ -38,7 +39,8 @@ interface SyncedAccount {
 export async function syncBalances(client: Queryable, accountId: string): Promise<number> {
   const run = <Row>(text: string, params: unknown[]) => runStatement<Row>(client, { text, params });
   const [account] = await run<SyncedAccount>(
-    `select a.family_id, a.currency::text as currency, a.account_type, a.opening_balance::text as opening_balance,
+    `select a.family_id, (select f.currency::text from families f where f.id = a.family_id) as family_currency,
+            a.currency::text as currency, a.account_type, a.opening_balance::text as opening_balance,
             case when a.balances_stale_from is null then null
                  when isfinite(a.balances_stale_from) then to_char(a.balances_stale_from, 'YYYY-MM-DD')
                  else '0001-01-01' end as stale_from,
@@ -74,7 +76,7 @@ export async function syncBalances(client: Queryable, accountId: string): Promis
     await holdingsValues(client, accountId, account, days),
     accountClassification(account.account_type) === 'liability',
   );
-  await storeBalances(client, accountId, currency, first, today, rows);
+  await storeBalances(client, accountId, currency, first, today, rows, await familyRates(client, account, days));
   return days.length;
 }
 
@@ -182,6 +184,20 @@ async function holdingsValues(
   });
 }
 
+/**
+ * The rate from the account's currency into its family's on each day, stored with the day's
+ * balance for the balance sheet: '1' when they are the same, null when no rate is known.
+ */
+async function familyRates(client: Queryable, account: SyncedAccount, days: readonly string[]) {
+  if (account.currency === account.family_currency || !days.length) return days.map(() => '1');
+  const found = await runStatement<{ rate: string | null }>(client, {
+    text: `select exchange_rate_on(?::uuid, ?::text, ?::text, d::date)::text as rate
+             from generate_series(?::date, ?::date, interval '1 day') as d order by d`,
+    params: [account.family_id, account.currency, account.family_currency, days[0], days[days.length - 1]],
+  });
+  return found.map((row) => row.rate);
+}
+
 /** Writes the recomputed days (only rows that changed), drops days outside the history, and sets the account's figures from today's. */
 async function storeBalances(
   client: Queryable,
@@ -190,34 +206,36 @@ async function storeBalances(
   first: string,
   today: string,
   rows: readonly DailyBalance[],
+  familyRate: readonly (string | null)[],
 ): Promise<void> {
   const column = (pick: (row: DailyBalance) => bigint) => rows.map((row) => fromUnits(pick(row)));
   await runStatement(client, {
     text: `
       with computed as (
         select * from unnest(?::date[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[], ?::numeric[],
-                             ?::numeric[], ?::boolean[], ?::jsonb[], ?::jsonb[])
+                             ?::numeric[], ?::boolean[], ?::jsonb[], ?::jsonb[], ?::numeric[])
           as r(date, balance, cash_balance, holdings_value, inflows, outflows, income, expenses, complete,
-               missing_exchange_rates, carried_missing_rates)
+               missing_exchange_rates, carried_missing_rates, family_rate)
       ), dropped as (
         delete from balances where account_id = ?::uuid and (date < ?::date or date > ?::date)
       )
       insert into balances (account_id, date, currency, balance, cash_balance, holdings_value, inflows, outflows,
-                            income, expenses, complete, missing_exchange_rates, carried_missing_rates)
+                            income, expenses, complete, missing_exchange_rates, carried_missing_rates, family_rate)
       select ?::uuid, date, ?::text, balance, cash_balance, holdings_value, inflows, outflows, income, expenses, complete,
-             missing_exchange_rates, carried_missing_rates
+             missing_exchange_rates, carried_missing_rates, family_rate
         from computed
       on conflict (account_id, date) do update
         set currency = excluded.currency, balance = excluded.balance, cash_balance = excluded.cash_balance,
             holdings_value = excluded.holdings_value, inflows = excluded.inflows, outflows = excluded.outflows,
             income = excluded.income, expenses = excluded.expenses, complete = excluded.complete, missing_exchange_rates = excluded.missing_exchange_rates,
-            carried_missing_rates = excluded.carried_missing_rates, updated_at = now()
+            carried_missing_rates = excluded.carried_missing_rates, family_rate = excluded.family_rate,
+            updated_at = now()
         where (balances.currency, balances.balance, balances.cash_balance, balances.holdings_value, balances.inflows,
                balances.outflows, balances.income, balances.expenses, balances.complete, balances.missing_exchange_rates,
-               balances.carried_missing_rates)
+               balances.carried_missing_rates, balances.family_rate)
           is distinct from (excluded.currency, excluded.balance, excluded.cash_balance, excluded.holdings_value,
                excluded.inflows, excluded.outflows, excluded.income, excluded.expenses, excluded.complete,
-               excluded.missing_exchange_rates, excluded.carried_missing_rates)`,
+               excluded.missing_exchange_rates, excluded.carried_missing_rates, excluded.family_rate)`,
     params: [
       rows.map((row) => row.date),
       column((row) => row.balance),
@@ -230,6 +248,7 @@ async function storeBalances(
       rows.map((row) => row.complete),
       rows.map((row) => JSON.stringify(row.missing)),
       rows.map((row) => JSON.stringify(row.carried)),
+      familyRate,
       accountId,
       first,
       today,

@@ -274,11 +274,12 @@ describe('get_balance_sheet', () => {
       ['investment', 534000, [['Brokerage', 534000]]],
       ['credit_card', 0, [['Travel Card', 0]]],
     ]);
-    await server.query(
-      `insert into exchange_rates (family_id, from_currency, to_currency, date, rate, source)
-       values ($1, 'EUR', 'USD', current_date, 1.1, 'api')`,
-      [household.familyId],
-    );
+    const posted = await server.api.call('createExchangeRates', {
+      key: household.writeKey,
+      body: { exchange_rates: [{ from: 'EUR', to: 'USD', date: context.today, rate: 1.1 }] },
+    });
+    expect(posted.status).toBe(200);
+    await server.drainJobs();
     const after = await call('get_balance_sheet', {});
     // And 460 EUR x 1.1 = 506.
     expect(after).toMatchObject({
