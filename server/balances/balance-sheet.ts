@@ -257,23 +257,22 @@ async function periodFlows(
 ) {
   // Each day's income and expenses times the day's rate into the family's currency, kept on the
   // row by the sync; a row in the family's own currency needs no rounding.
+  // One scan of the rows: the days without a rate come back as they are (the caller keeps each
+  // currency's first), so no second pass over them is needed.
   const [row] = (await run<{ income: string; expenses: string; complete: boolean; missing: MissingRate[] }>(
-    `with days as (
-       select a.currency::text as code, b.date, b.income, b.expenses, b.complete, b.family_rate as rate
-         from balances b join accounts a on a.id = b.account_id
-        where b.account_id = any(?::uuid[]) and b.date between ?::date and ?::date
-          and (b.income <> 0 or b.expenses <> 0 or not b.complete)
-     )
-     select coalesce(sum(case when rate = 1 then income
-                              else round_half_even(income * rate, currency_minor_digits(?::text)) end), 0)::text as income,
-            coalesce(sum(case when rate = 1 then expenses
-                              else round_half_even(expenses * rate, currency_minor_digits(?::text)) end), 0)::text as expenses,
-            coalesce(bool_and(complete and rate is not null), true) as complete,
-            coalesce((select json_agg(json_build_object('from', m.code, 'to', ?::text, 'date', to_char(m.first, 'YYYY-MM-DD')))
-                        from (select code, min(date) as first from days where rate is null group by code) m),
-                     '[]') as missing
-       from days`,
-    [accounts.map((account) => account.id), start, end, currency, currency, currency],
+    `select coalesce(sum(case when b.family_rate = 1 then b.income
+                              else round_half_even(b.income * b.family_rate, currency_minor_digits(?::text)) end), 0)::text
+              as income,
+            coalesce(sum(case when b.family_rate = 1 then b.expenses
+                              else round_half_even(b.expenses * b.family_rate, currency_minor_digits(?::text)) end), 0)::text
+              as expenses,
+            coalesce(bool_and(b.complete and b.family_rate is not null), true) as complete,
+            coalesce(json_agg(json_build_object('from', b.currency, 'to', ?::text, 'date', to_char(b.date, 'YYYY-MM-DD')))
+                       filter (where b.family_rate is null), '[]') as missing
+       from balances b
+      where b.account_id = any(?::uuid[]) and b.date between ?::date and ?::date
+        and (b.income <> 0 or b.expenses <> 0 or not b.complete)`,
+    [currency, currency, currency, accounts.map((account) => account.id), start, end],
   )) as [{ income: string; expenses: string; complete: boolean; missing: MissingRate[] }];
   return { income: toUnits(row.income), expenses: toUnits(row.expenses), complete: row.complete, missing: row.missing };
 }
