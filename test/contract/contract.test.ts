@@ -69,6 +69,9 @@ const REQUIRED_OPERATIONS = [
   'DELETE /api/v1/transfers/{id}',
   'POST /api/v1/transfers/{id}/confirm',
   'POST /api/v1/transfers/{id}/reject',
+  'GET /api/v1/balances',
+  'GET /api/v1/balances/{id}',
+  'GET /api/v1/balance_sheet',
 ];
 
 describe('the contract', () => {
