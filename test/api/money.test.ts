@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHousehold, startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
 import type { TestServer } from '../support/test-server.ts';
 import { expectBalancesFresh } from '../support/fresh-balances.ts';
+import { fromUnits, productUnits } from '../../server/core/money/decimal-math.ts';
+import { trimDecimal } from '../../server/core/money/money.ts';
 
 let server: TestServer;
 let household: TestHousehold;
@@ -349,5 +351,28 @@ describe('concurrent writes during syncs', () => {
     const [responses] = await Promise.all([Promise.all(writes), server.drainJobs(), server.drainJobs()]);
     expect(responses.map((response) => response.status)).toEqual(Array(24).fill(201));
     await expectBalancesFresh(server);
+  });
+});
+
+describe('rounding in SQL and TypeScript', () => {
+  it('agrees: a product rounded once, half to even, to the minor unit', async () => {
+    const cases: [string, string, number][] = [
+      ['0.15', '1.1', 2],
+      ['0.25', '1.1', 2],
+      ['-0.15', '1.1', 2],
+      ['3000', '0.00666666666666666667', 0],
+      ['12.3456', '0.919', 3],
+      ['2.5', '1', 0],
+      ['-3.5', '1', 0],
+      ['1234567.89', '161.8312', 0],
+    ];
+    const rows = await server.query<{ rounded: string }>(
+      `select round_half_even(a * b, p)::text as rounded
+         from unnest($1::numeric[], $2::numeric[], $3::int[]) with ordinality as c(a, b, p, n) order by n`,
+      [cases.map((c) => c[0]), cases.map((c) => c[1]), cases.map((c) => c[2])],
+    );
+    const typescript = cases.map(([a, b, places]) => trimDecimal(fromUnits(productUnits([a, b], places))));
+    expect(rows.map((row) => trimDecimal(row.rounded))).toEqual(typescript);
+    expect(typescript.slice(0, 3)).toEqual(['0.16', '0.28', '-0.16']);
   });
 });
