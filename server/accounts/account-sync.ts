@@ -35,16 +35,19 @@ export async function queueAccountSync(target: SqlTarget, accountId: string): Pr
 /**
  * Recomputes an account's holdings, then its daily balances (their rates follow the holdings'
  * currencies), inside the caller's transaction. The account row is locked first, as by every write
- * (accounts/account-lock.ts). A deleted account is skipped: a queued sync may outlive it.
+ * (accounts/account-lock.ts). A deleted account is skipped: a queued sync may outlive it. Then the
+ * family's other accounts that a cascade marked stale without queueing their sync get one (a
+ * transfer removed with its other side's import, say).
  */
 export async function syncAccount(client: Queryable, accountId: string): Promise<void> {
-  const [account] = await runStatement(client, {
-    text: 'select 1 from accounts where id = ?::uuid for update',
+  const [account] = await runStatement<{ family_id: string }>(client, {
+    text: 'select family_id from accounts where id = ?::uuid for update',
     params: [accountId],
   });
   if (!account) return;
   await syncHoldings(client, accountId);
   await syncBalances(client, accountId);
+  await queueStaleSyncs(client, account.family_id);
 }
 
 /**

@@ -376,3 +376,48 @@ describe('rounding in SQL and TypeScript', () => {
     expect(typescript.slice(0, 3)).toEqual(['0.16', '0.28', '-0.16']);
   });
 });
+
+describe('a transfer removed by a cascade', () => {
+  it("resyncs the other side's account: its inflow is income again", async () => {
+    const who = await createHousehold(server);
+    const checking = await openAccount(who.writeKey, 'Checking', { balance: 1000 });
+    const savings = await openAccount(who.writeKey, 'Savings');
+    const imported = await server.api.call('createImport', {
+      key: who.writeKey,
+      body: {
+        type: 'TransactionImport',
+        account_id: checking,
+        publish: 'true',
+        raw_file_content: 'date,amount,name\n2024-06-03,-250.00,To savings\n', // money out: inflows are positive
+      },
+    });
+    expect(imported.status).toBe(201);
+    await server.drainJobs();
+    const [outflow] = (await server.api.call('listTransactions', { key: who.readKey, query: { account_id: checking } })).body.data; // prettier-ignore
+    const inflow = await spend(who.writeKey, {
+      account_id: savings,
+      date: '2024-06-03',
+      amount: 250,
+      nature: 'income',
+    });
+    const link = await server.api.call('createTransfer', {
+      key: who.writeKey,
+      body: { transfer: { outflow_transaction_id: outflow.id, inflow_transaction_id: inflow.body.data.id } },
+    });
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
+    await server.drainJobs();
+    const day = async () =>
+      (await balancesOf(who.readKey, savings, { start_date: '2024-06-03', end_date: '2024-06-03' })).data[0];
+    expect((await day()).income_cents).toBe(0); // a transfer is not income
+
+    const reverted = await server.api.call('revertImport', {
+      key: who.writeKey,
+      params: { id: imported.body.data.id },
+    });
+    expect(reverted.status).toBe(202);
+    await server.drainJobs();
+    // The revert removed the outflow and, by the cascade, the transfer; only checking's sync was queued.
+    expect((await day()).income_cents).toBe(25000);
+    expect(await server.query('select 1 from accounts where id = $1 and balances_stale_from is not null', [savings])).toEqual([]); // prettier-ignore
+  });
+});
