@@ -16,7 +16,7 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
   {
     rule: 'numbers read exactly',
     message:
-      /^((qty|price|fee|amount|balance|rate|exchange_rate) must have at most \d+ decimal places|(qty|price|rate|exchange_rate) must be at most \d+|qty and price must be (valid numbers|present and positive)|(price|rate|exchange_rate) must be (a number|greater than 0|above zero))$/,
+      /^((qty|price|fee|amount|to_amount|balance|rate|exchange_rate) must have at most \d+ decimal places|(qty|price|rate|exchange_rate) must be at most \d+|qty and price must be (valid numbers|present and positive)|(price|rate|exchange_rate) must be (a number|greater than 0|above zero))$/,
   },
   { rule: 'a rate between two different currencies', message: /^from and to must be different currencies$/ },
   {
