@@ -1,4 +1,4 @@
-import type { Connection } from 'vscode-languageserver';
+import { LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Problem } from '../../service/problem.ts';
 import type { DocumentSessions, DocumentState } from '../documents.ts';
@@ -18,9 +18,18 @@ export interface HandlerContext {
   log(message: string): void;
   /**
    * Wraps a request handler so that it never throws: an exception is logged to the client's
-   * output and the request answers `fallback`.
+   * output and the request answers `fallback`. A request the client cancelled before its answer
+   * was ready is answered RequestCancelled.
    */
-  safely<P, R>(name: string, fallback: R, handler: (params: P) => Promise<R> | R): (params: P) => Promise<R>;
+  safely<P, R>(
+    name: string,
+    fallback: R,
+    handler: (params: P) => Promise<R> | R,
+  ): (params: P, token?: CancellationToken) => Promise<R>;
+}
+
+function cancelled(): ResponseError<void> {
+  return new ResponseError(LSPErrorCodes.RequestCancelled, 'Request cancelled.');
 }
 
 /**
@@ -28,11 +37,18 @@ export interface HandlerContext {
  * pending validation wait until they have been answered.
  */
 export function safeHandlers(log: (message: string) => void, busy: () => void): HandlerContext['safely'] {
-  return (name, fallback, handler) => async (params) => {
+  return (name, fallback, handler) => async (params, token) => {
     busy();
     try {
-      return await handler(params);
+      // One turn of the event loop first: a cancellation the client sent right behind the request
+      // (an editor cancels stale completions as the user types) is read before any work is done.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (token?.isCancellationRequested) throw cancelled();
+      const result = await handler(params);
+      if (token?.isCancellationRequested) throw cancelled();
+      return result;
     } catch (error) {
+      if (error instanceof ResponseError) throw error;
       log(`blueprint: ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return fallback;
     } finally {
