@@ -19,6 +19,7 @@ import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-docume
 import { createAccessGate, type CredentialRow, type RateLimitConfig } from './http/access-gate.ts';
 import type { CredentialCache } from './http/credential-cache.ts';
 import { requestLog } from './http/request-log.ts';
+import { responseHeaders } from './http/response-headers.ts';
 
 export interface AppDependencies {
   config: Pick<
@@ -92,6 +93,7 @@ export async function createApp({
   });
 
   app.use(requestLog(logger));
+  app.use(responseHeaders());
   app.use(errorMiddleware());
   app.use(publicRoutes.routes());
   app.use(docsRoutes().routes());
