@@ -74,6 +74,20 @@ async function saveText(db: Queryable, messageId: string, content: string): Prom
   if (!rows.length) throw new ReplyGone();
 }
 
+/** The most JSON kept of a tool call's arguments or result: a chat must stay readable in one GET. */
+const STORED_TOOL_JSON_BYTES = 65_536;
+
+/** `value` as stored JSON, or a note of its size when it is too large to keep. */
+function storedJson(value: Record<string, unknown>, what: string): string {
+  const json = JSON.stringify(value);
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= STORED_TOOL_JSON_BYTES) return json;
+  return JSON.stringify({
+    omitted: `The ${what} took ${bytes} bytes; at most ${STORED_TOOL_JSON_BYTES} are kept.`,
+    bytes,
+  });
+}
+
 async function saveToolCall(
   db: Queryable,
   messageId: string,
@@ -89,8 +103,8 @@ async function saveToolCall(
     [
       call.id.slice(0, 255),
       call.name.slice(0, 64),
-      JSON.stringify(outcome.arguments),
-      JSON.stringify(outcome.result),
+      storedJson(outcome.arguments, 'arguments'),
+      storedJson(outcome.result, 'result'),
       messageId,
     ],
   );

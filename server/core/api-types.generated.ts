@@ -2566,11 +2566,11 @@ export interface components {
             provider_id: string;
             /** @description Name of the tool that was called, for example `get_transactions`. */
             function_name: string;
-            /** @description Arguments the assistant passed to the tool; `{"raw": "..."}` when they were not a JSON object. */
+            /** @description Arguments the assistant passed to the tool; `{"raw": "..."}` when they were not a JSON object. Arguments above 65,536 bytes of JSON are not kept: `{"omitted": "<why>", "bytes": <their size>}` stands in for them. */
             function_arguments: {
                 [key: string]: unknown;
             };
-            /** @description What the tool returned to the model; `{"error": ..., "message": ...}` when the arguments were refused. */
+            /** @description What the tool returned to the model; `{"error": ..., "message": ...}` when the arguments were refused. A result above 65,536 bytes of JSON is not kept: `{"omitted": "<why>", "bytes": <its size>}` stands in for it. */
             function_result: {
                 [key: string]: unknown;
             };

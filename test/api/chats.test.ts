@@ -209,6 +209,23 @@ describe('chats: operations', () => {
 });
 
 describe('chats: the assistant', () => {
+  it('keeps a tool call of 500 KB arguments as a note of their size, so the chat stays small', async () => {
+    model.script(
+      { toolCalls: [{ id: 'call_huge', name: 'get_transactions', arguments: { search: 'x'.repeat(500_000) } }] },
+      { text: 'Nothing matched.' },
+    );
+    const created = await createChat({ message: 'Find my huge search' });
+    await server.drainJobs();
+    const shown = await getChat(created.body.data.id);
+    expect(JSON.stringify(shown.body).length).toBeLessThan(20_000);
+    const [call] = shown.body.data.messages[1].tool_calls;
+    expect(call.function_arguments).toEqual({
+      omitted: expect.stringMatching(/^The arguments took \d+ bytes; at most 65536 are kept\.$/),
+      bytes: expect.any(Number),
+    });
+    expect(call.function_arguments.bytes).toBeGreaterThan(500_000);
+  });
+
   it('answers a question with one tool call, stored with its result, and the system prompt states the facts', async () => {
     const from = model.requests.length;
     model.script(
