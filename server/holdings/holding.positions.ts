@@ -1,3 +1,4 @@
+import { fromUnits, toUnits } from '../core/money/decimal-math.ts';
 /** One trade as the position calculation reads it (quantity signed: a sale is negative), decimals as text. */
 export interface TradeFact {
   securityId: string;
@@ -31,25 +32,10 @@ export interface Position {
   currency: string;
 }
 
-// Exact integer arithmetic in the columns' scales: quantities `numeric(24,8)`, money
+// Exact integer arithmetic (core/money/decimal-math.ts) in the columns' scales: quantities `numeric(24,8)`, money
 // `numeric(19,4)`. Floating point would lose cents on large positions.
 const QTY_SCALE = 8;
 const MONEY_SCALE = 4;
-
-/** A decimal string as an integer count of 10^-scale units (the text has at most `scale` places). */
-function scaled(decimal: string, scale: number): bigint {
-  const negative = decimal.startsWith('-');
-  const [whole = '0', fraction = ''] = decimal.replace(/^[-+]/, '').split('.');
-  const units = BigInt(whole + fraction.padEnd(scale, '0').slice(0, scale));
-  return negative ? -units : units;
-}
-
-/** An integer count of 10^-scale units as decimal text with `scale` places. */
-function text(units: bigint, scale: number): string {
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-}
 
 /** numerator / denominator rounded half away from zero, as PostgreSQL rounds numerics. */
 function divideRounded(numerator: bigint, denominator: bigint): bigint {
@@ -81,13 +67,13 @@ class PriceCursor {
   constructor(private readonly rows: readonly PriceFact[]) {}
 
   trade(trade: TradeFact): void {
-    this.traded = { date: trade.date, price: scaled(trade.price, MONEY_SCALE), currency: trade.currency };
+    this.traded = { date: trade.date, price: toUnits(trade.price, MONEY_SCALE), currency: trade.currency };
   }
 
   on(date: string): Quote {
     while (this.index + 1 < this.rows.length && this.rows[this.index + 1]!.date <= date) {
       const row = this.rows[++this.index]!;
-      this.market = { date: row.date, price: scaled(row.price, MONEY_SCALE), currency: row.currency };
+      this.market = { date: row.date, price: toUnits(row.price, MONEY_SCALE), currency: row.currency };
     }
     return this.market.date && this.market.date >= this.traded.date ? this.market : this.traded;
   }
@@ -127,17 +113,17 @@ export function positions(trades: readonly TradeFact[], prices: readonly PriceFa
       result.push({
         securityId,
         date,
-        qty: text(qty, QTY_SCALE),
-        price: text(quote.price, MONEY_SCALE),
-        amount: text(divideRounded(qty * quote.price, UNIT), MONEY_SCALE),
-        avgCost: qty > 0n ? text(divideRounded(cost, qty), MONEY_SCALE) : null,
+        qty: fromUnits(qty, QTY_SCALE),
+        price: fromUnits(quote.price, MONEY_SCALE),
+        amount: fromUnits(divideRounded(qty * quote.price, UNIT), MONEY_SCALE),
+        avgCost: qty > 0n ? fromUnits(divideRounded(cost, qty), MONEY_SCALE) : null,
         currency: quote.currency,
       });
     };
     for (let i = 0; i < list.length; i++) {
       const trade = list[i]!;
-      const change = scaled(trade.qty, QTY_SCALE);
-      const price = scaled(trade.price, MONEY_SCALE);
+      const change = toUnits(trade.qty, QTY_SCALE);
+      const price = toUnits(trade.price, MONEY_SCALE);
       if (change > 0n) cost += change * price;
       else if (qty > 0n) cost -= divideRounded(cost * (-change < qty ? -change : qty), qty);
       qty += change;
@@ -179,15 +165,15 @@ export function dailyHoldings(
     let next = 0;
     days.forEach((day, index) => {
       while (next < list.length && list[next]!.date <= day) {
-        qty += scaled(list[next]!.qty, QTY_SCALE);
+        qty += toUnits(list[next]!.qty, QTY_SCALE);
         cursor.trade(list[next++]!);
       }
       if (qty === 0n) return;
       const quote = cursor.on(day);
       result[index]!.push({
         securityId,
-        qty: text(qty, QTY_SCALE),
-        price: text(quote.price, MONEY_SCALE),
+        qty: fromUnits(qty, QTY_SCALE),
+        price: fromUnits(quote.price, MONEY_SCALE),
         currency: quote.currency,
       });
     });
