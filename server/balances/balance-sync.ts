@@ -2,7 +2,7 @@ import { accountClassification } from '../accounts/account.view.ts';
 import type { AccountType } from '../accounts/account.entity.ts';
 import { fromUnits, productUnits, toUnits } from '../core/money/decimal-math.ts';
 import { minorDigits } from '../core/money/minor-units.ts';
-import { runStatement, type Queryable } from '../core/sql.ts';
+import { runStatement, sqlOn, type Queryable } from '../core/sql.ts';
 import { marketFacts } from '../holdings/account-positions.ts';
 import { dailyHoldings } from '../holdings/holding.positions.ts';
 import { inFamilyTransfers } from '../transfers/transfer-membership.ts';
@@ -16,6 +16,7 @@ import {
   type DayHoldingsValue,
   type MissingRate,
 } from './daily-balances.ts';
+import { ratesOn } from './rates-on.ts';
 
 interface SyncedAccount {
   family_id: string;
@@ -161,15 +162,7 @@ async function holdingsValues(
   const foreign = [...new Set(held.flat().map((holding) => holding.currency))].filter(
     (code) => code !== account.currency,
   );
-  const rates = new Map<string, string | null>();
-  if (foreign.length) {
-    const found = await runStatement<{ code: string; date: string; rate: string | null }>(client, {
-      text: `select c.code, to_char(d, 'YYYY-MM-DD') as date, exchange_rate_on(?::uuid, c.code, ?::text, d::date)::text as rate
-               from unnest(?::text[]) as c(code), generate_series(?::date, ?::date, interval '1 day') as d`,
-      params: [account.family_id, account.currency, foreign, days[0], days[days.length - 1]],
-    });
-    for (const row of found) rates.set(`${row.code}|${row.date}`, row.rate);
-  }
+  const rates = await ratesOn(sqlOn(client), account.family_id, foreign, account.currency, days);
   const places = minorDigits(account.currency);
   return held.map((holdings, index) => {
     let value = 0n;
@@ -189,13 +182,9 @@ async function holdingsValues(
  * balance for the balance sheet: '1' when they are the same, null when no rate is known.
  */
 async function familyRates(client: Queryable, account: SyncedAccount, days: readonly string[]) {
-  if (account.currency === account.family_currency || !days.length) return days.map(() => '1');
-  const found = await runStatement<{ rate: string | null }>(client, {
-    text: `select exchange_rate_on(?::uuid, ?::text, ?::text, d::date)::text as rate
-             from generate_series(?::date, ?::date, interval '1 day') as d order by d`,
-    params: [account.family_id, account.currency, account.family_currency, days[0], days[days.length - 1]],
-  });
-  return found.map((row) => row.rate);
+  if (account.currency === account.family_currency) return days.map(() => '1');
+  const rates = await ratesOn(sqlOn(client), account.family_id, [account.currency], account.family_currency, days);
+  return days.map((day) => rates.get(`${account.currency}|${day}`) ?? null);
 }
 
 /** Writes the recomputed days (only rows that changed), drops days outside the history, and sets the account's figures from today's. */
