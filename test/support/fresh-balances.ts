@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { queueAccountSync } from '../../server/accounts/account-sync.ts';
 import type { TestServer } from './test-server.ts';
 
 const ROW = `account_id, to_char(date, 'YYYY-MM-DD') as date, currency, balance::text, cash_balance::text,
@@ -18,8 +19,8 @@ export async function expectBalancesFresh(server: TestServer): Promise<void> {
   const incremental = await read();
   expect(incremental.rows.length).toBeGreaterThan(0);
   await server.query(`update accounts set balances_stale_from = '-infinity'`);
-  await server.query(`select graphile_worker.add_job('account_sync', json_build_object('account_id', id),
-    job_key := 'account_sync:' || id) from accounts`);
+  const em = server.em();
+  for (const { id } of await server.query<{ id: string }>('select id from accounts')) await queueAccountSync(em, id);
   await server.drainJobs();
   expect(incremental).toEqual(await read());
 }
