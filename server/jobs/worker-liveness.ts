@@ -43,6 +43,7 @@ const DEAD_WORKERS = `
  */
 export async function releaseDeadWorkers(connectionString: string): Promise<string[]> {
   const client = new pg.Client({ connectionString });
+  client.on('error', () => undefined); // a lost connection also fails the query, which is awaited
   await client.connect();
   try {
     await client.query('begin');
@@ -68,11 +69,13 @@ export interface WorkerLiveness {
 /**
  * Opens the liveness connection and claims each worker pool's advisory lock as graphile-worker
  * creates it; if the connection breaks, a new one claims them all again. Sweeps once at once
- * (the jobs a crashed predecessor left) and then every `SWEEP_INTERVAL_MS`.
+ * (the jobs a crashed predecessor left) and then every `SWEEP_INTERVAL_MS`. `onReconnected` hears
+ * when a lost connection is back: the database may have lost what this process was telling it.
  */
 export async function startWorkerLiveness(
   connectionString: string,
   logger: Logger | undefined,
+  onReconnected: () => void = () => undefined,
 ): Promise<WorkerLiveness> {
   const lockerIds = new Set<string>();
   let client: pg.Client | undefined;
@@ -109,7 +112,7 @@ export async function startWorkerLiveness(
   const reconnectSoon = (): void => {
     setTimeout(() => {
       if (stopped) return;
-      connect().catch((error: unknown) => {
+      connect().then(onReconnected, (error: unknown) => {
         logger?.error({ err: error }, 'worker liveness reconnect failed; trying again');
         reconnectSoon();
       });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
 import {
   isAcceptingConnections,
   startEmbeddedPostgres,
@@ -17,15 +18,6 @@ let directory: string;
 let port: number;
 let server: DatabaseServer | undefined;
 const logger = pino({ level: 'silent' });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const socketUrl = (password: string) => `postgres://postgres:${password}@${encodeURIComponent(directory)}:${port}/postgres`; // prettier-ignore
 

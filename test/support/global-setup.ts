@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
+import { freePort } from './free-port.ts';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -14,16 +14,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     adminDatabaseUrl: string;
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /**

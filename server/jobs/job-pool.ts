@@ -1,0 +1,57 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { RETRYABLE_ERROR_CODES } from 'graphile-worker/dist/lib.js';
+import { CONNECTION_FAILURE, isConnectionLoss } from '../db/connection-loss.ts';
+import { withSessionOptions } from '../db/session-options.ts';
+
+/**
+ * graphile-worker 0.17 retries its own statements (take a job, complete it, fail it) only for the
+ * error codes in RETRYABLE_ERROR_CODES, and does not await completing or failing a job: when the
+ * database restarts, those statements fail with EPIPE, ECONNRESET or a codeless "Connection
+ * terminated unexpectedly", the rejection goes unhandled and the process dies (docs/faults.md).
+ * So the codes of a lost connection join the table, and the pool's clients give a codeless
+ * connection failure the SQLSTATE of one: the runner then waits for the database instead.
+ */
+const WAIT_FOR_DATABASE = { minDelay: 200, maxDelay: 5_000 };
+for (const code of [
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  CONNECTION_FAILURE,
+  '57P01',
+  '57P02',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOENT',
+]) {
+  RETRYABLE_ERROR_CODES[code] ??= WAIT_FOR_DATABASE;
+}
+
+function withConnectionCode(error: unknown): unknown {
+  if (error instanceof Error && !('code' in error && error.code) && isConnectionLoss(error))
+    Object.assign(error, { code: CONNECTION_FAILURE });
+  return error;
+}
+
+/** A client whose failed queries name a lost connection by its SQLSTATE. */
+class JobClient extends pg.Client {
+  // pg's query has many overloads; only the promise form (graphile-worker's and ours) is touched.
+  override query(...args: unknown[]): any {
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    return result instanceof Promise
+      ? result.catch((error: unknown) => Promise.reject(withConnectionCode(error)))
+      : result;
+  }
+}
+
+/** The pool a job runner works on: its clients tag lost connections, and idle ones that die are only logged. */
+export function createJobPool(connectionString: string, max: number, logger: Logger | undefined): pg.Pool {
+  const pool = new pg.Pool({ connectionString: withSessionOptions(connectionString), max, Client: JobClient });
+  const lost = (error: Error) => logger?.warn({ err: error }, 'job connection lost');
+  pool.on('error', lost);
+  pool.on('connect', (client) => client.on('error', lost));
+  return pool;
+}

@@ -1,0 +1,199 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueEveryStaleSync } from '../../server/accounts/account-sync.ts';
+import { ContractClient } from '../support/contract-client.ts';
+import { freePort } from '../support/free-port.ts';
+import { readBalances } from '../support/fresh-balances.ts';
+import { until } from '../support/worker-process.ts';
+
+// Issue 27, item 1: `npm start` (API, worker and its embedded PostgreSQL in one process) under
+// write load while PostgreSQL crash-restarts (a backend killed: the postmaster ends every session
+// and recovers) and while the postmaster itself is killed (npm start starts it again).
+
+let dataDir: string;
+let service: ChildProcess | undefined;
+let logs = '';
+let api: ContractClient;
+let key: string;
+let admin: pg.Client;
+let clusterDir: string;
+
+const query = async <Row = Record<string, unknown>>(text: string, values: unknown[] = []) =>
+  (await admin.query(text, values)).rows as Row[];
+
+/** A connection to the service's own database, made again whenever the database went away. */
+async function connectAdmin(port: number): Promise<void> {
+  const password = (await readFile(path.join(clusterDir, '.superuser-password'), 'utf8')).trim();
+  await until(
+    async () => {
+      const client = new pg.Client({
+        connectionString: `postgres://postgres:${password}@${encodeURIComponent(clusterDir)}:${port}/finance`,
+      });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        await client.query('select 1');
+        admin = client;
+        return true;
+      } catch {
+        await client.end().catch(() => undefined);
+        return false;
+      }
+    },
+    60_000,
+    'the database to accept connections',
+  );
+}
+
+let pgPort: number;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'finance-restart-'));
+  // PostgreSQL runs as its own user when the tests run as root: it must reach its directory.
+  await chmod(dataDir, 0o755);
+  clusterDir = path.join(dataDir, 'postgres');
+  pgPort = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    EMBEDDED_PG_PORT: String(pgPort),
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_ADDRESS: '0',
+    RATE_LIMIT_PER_CREDENTIAL: '0',
+    WORKER_POLL_INTERVAL_MS: '200',
+  };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  service = child;
+  child.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+  const banner = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/try: curl/.test(output)) resolve(output);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+  });
+  api = new ContractClient(`${/running at (http:\/\/localhost:\d+)\/api\/v1/.exec(banner)![1]!}`);
+  key = /read_write API key:\s+([0-9a-f]{64})/.exec(banner)![1]!;
+  await connectAdmin(pgPort);
+}, 180_000);
+
+afterAll(async () => {
+  await admin?.end().catch(() => undefined);
+  if (service && service.exitCode === null) {
+    const exited = new Promise((resolve) => service!.once('exit', resolve));
+    service.kill('SIGTERM');
+    await exited;
+  }
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Creates transactions from eight clients at once until stopped; keeps the id of every 201. */
+function writeLoad(accounts: string[]) {
+  const created: string[] = [];
+  const statuses = new Map<number, number>();
+  let running = true;
+  const client = async (n: number) => {
+    for (let i = n; running; i += 8) {
+      // A refused connection (the service gone) counts as status 0.
+      const response = await api
+        .call('createTransaction', {
+          key,
+          body: {
+            transaction: {
+              account_id: accounts[i % accounts.length],
+              date: '2026-10-01',
+              amount: 1.25,
+              name: `Load ${i}`,
+            },
+          } as never,
+        })
+        .catch(() => ({ status: 0, body: undefined }));
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      if (response.status === 201) created.push(response.body.data.id);
+      if (response.status === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const clients = Promise.all(Array.from({ length: 8 }, (_, n) => client(n)));
+  return {
+    created,
+    statuses,
+    /** Resolves once `count` more creates than now have succeeded. */
+    moreCreated: (count: number) => {
+      const target = created.length + count;
+      return until(async () => created.length >= target, 90_000, `${count} more transactions created`);
+    },
+    stop: async () => {
+      running = false;
+      await clients;
+    },
+  };
+}
+
+describe('a database restart under load', () => {
+  it('costs some 503s, then every write, job and balance is as if nothing happened', async () => {
+    const accounts = await api.call('listAccounts', { key, query: { per_page: 100 } });
+    const cash = (accounts.body.data as { id: string; account_type: string }[])
+      .filter((account) => account.account_type === 'depository' || account.account_type === 'credit_card')
+      .map((account) => account.id);
+    expect(cash.length).toBeGreaterThan(1);
+    const load = writeLoad(cash);
+    await load.moreCreated(100);
+
+    // A crash of one backend: PostgreSQL ends every session and recovers.
+    const [backend] = await query<{ pid: number }>(
+      `select pid from pg_stat_activity where datname = 'finance' and backend_type = 'client backend'
+         and pid <> pg_backend_pid() and state = 'active' order by pid limit 1`,
+    );
+    process.kill(backend!.pid, 'SIGKILL');
+    await load.moreCreated(100);
+
+    // The postmaster itself: npm start owns it and starts it again.
+    const postmaster = Number((await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    process.kill(postmaster, 'SIGKILL');
+    await load.moreCreated(100);
+    await load.stop();
+
+    expect(service!.exitCode).toBeNull();
+    expect(logs).toContain('embedded PostgreSQL running again');
+    // Failures were answered as the contract says (503 with Retry-After), never as a 500.
+    expect([...load.statuses.keys()].filter((status) => status !== 201 && status !== 503)).toEqual([]);
+
+    await admin.end().catch(() => undefined);
+    await connectAdmin(pgPort);
+    // Every create that was answered 201 is stored.
+    const [{ stored }] = (await query<{ stored: number }>(
+      "select count(*)::int as stored from entries where id = any($1::uuid[]) and entryable_type = 'Transaction'",
+      [load.created],
+    )) as [{ stored: number }];
+    expect(stored).toBe(load.created.length);
+
+    // Every job ran: nothing waits, nothing is locked; what stays is only runs a newer job of the
+    // same key replaced while they ran (graphile-worker keeps those, spent).
+    const settled = async () => {
+      const [row] = await query<{ waiting: number }>(
+        `select count(*)::int as waiting from graphile_worker.jobs
+           where attempts < max_attempts or locked_at is not null or key is not null`,
+      );
+      return row!.waiting === 0;
+    };
+    await until(settled, 90_000, 'every job to run');
+
+    // Balances equal a recomputation from scratch.
+    const incremental = await readBalances((text) => query(text));
+    await query(`update accounts set balances_stale_from = '-infinity'`);
+    await queueEveryStaleSync(admin);
+    await until(settled, 90_000, 'the recomputation');
+    expect(await readBalances((text) => query(text))).toEqual(incremental);
+  }, 300_000);
+});
