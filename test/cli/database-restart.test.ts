@@ -1,101 +1,37 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueEveryStaleSync } from '../../server/accounts/account-sync.ts';
 import { ContractClient } from '../support/contract-client.ts';
-import { freePort } from '../support/free-port.ts';
 import { readBalances } from '../support/fresh-balances.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 import { until } from '../support/worker-process.ts';
 
 // Issue 27, item 1: `npm start` (API, worker and its embedded PostgreSQL in one process) under
 // write load while PostgreSQL crash-restarts (a backend killed: the postmaster ends every session
 // and recovers) and while the postmaster itself is killed (npm start starts it again).
 
-let dataDir: string;
-let service: ChildProcess | undefined;
-let logs = '';
+let service: ServiceProcess;
 let api: ContractClient;
-let key: string;
 let admin: pg.Client;
-let clusterDir: string;
 
 const query = async <Row = Record<string, unknown>>(text: string, values: unknown[] = []) =>
   (await admin.query(text, values)).rows as Row[];
 
-/** A connection to the service's own database, made again whenever the database went away. */
-async function connectAdmin(port: number): Promise<void> {
-  const password = (await readFile(path.join(clusterDir, '.superuser-password'), 'utf8')).trim();
-  await until(
-    async () => {
-      const client = new pg.Client({
-        connectionString: `postgres://postgres:${password}@${encodeURIComponent(clusterDir)}:${port}/finance`,
-      });
-      client.on('error', () => undefined);
-      try {
-        await client.connect();
-        await client.query('select 1');
-        admin = client;
-        return true;
-      } catch {
-        await client.end().catch(() => undefined);
-        return false;
-      }
-    },
-    60_000,
-    'the database to accept connections',
-  );
-}
-
-let pgPort: number;
-
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'finance-restart-'));
-  // PostgreSQL runs as its own user when the tests run as root: it must reach its directory.
-  await chmod(dataDir, 0o755);
-  clusterDir = path.join(dataDir, 'postgres');
-  pgPort = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    EMBEDDED_PG_PORT: String(pgPort),
-    LOG_LEVEL: 'info',
+  service = await startServiceProcess({
     RATE_LIMIT_PER_ADDRESS: '0',
     RATE_LIMIT_PER_CREDENTIAL: '0',
     WORKER_POLL_INTERVAL_MS: '200',
-  };
-  delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  service = child;
-  child.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-  const banner = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/try: curl/.test(output)) resolve(output);
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
-  });
-  api = new ContractClient(`${/running at (http:\/\/localhost:\d+)\/api\/v1/.exec(banner)![1]!}`);
-  key = /read_write API key:\s+([0-9a-f]{64})/.exec(banner)![1]!;
-  await connectAdmin(pgPort);
+  api = new ContractClient(service.baseUrl);
+  admin = await service.connect();
 }, 180_000);
 
 afterAll(async () => {
   await admin?.end().catch(() => undefined);
-  if (service && service.exitCode === null) {
-    const exited = new Promise((resolve) => service!.once('exit', resolve));
-    service.kill('SIGTERM');
-    await exited;
-  }
-  await rm(dataDir, { recursive: true, force: true });
+  await service?.stop();
 });
 
 /** Creates transactions from eight clients at once until stopped; keeps the id of every 201. */
@@ -108,7 +44,7 @@ function writeLoad(accounts: string[]) {
       // A refused connection (the service gone) counts as status 0.
       const response = await api
         .call('createTransaction', {
-          key,
+          key: service.key,
           body: {
             transaction: {
               account_id: accounts[i % accounts.length],
@@ -142,7 +78,7 @@ function writeLoad(accounts: string[]) {
 
 describe('a database restart under load', () => {
   it('costs some 503s, then every write, job and balance is as if nothing happened', async () => {
-    const accounts = await api.call('listAccounts', { key, query: { per_page: 100 } });
+    const accounts = await api.call('listAccounts', { key: service.key, query: { per_page: 100 } });
     const cash = (accounts.body.data as { id: string; account_type: string }[])
       .filter((account) => account.account_type === 'depository' || account.account_type === 'credit_card')
       .map((account) => account.id);
@@ -159,18 +95,18 @@ describe('a database restart under load', () => {
     await load.moreCreated(100);
 
     // The postmaster itself: npm start owns it and starts it again.
-    const postmaster = Number((await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const postmaster = Number((await readFile(path.join(service.clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
     process.kill(postmaster, 'SIGKILL');
     await load.moreCreated(100);
     await load.stop();
 
-    expect(service!.exitCode).toBeNull();
-    expect(logs).toContain('embedded PostgreSQL running again');
+    expect(service.child.exitCode).toBeNull();
+    expect(service.logs()).toContain('embedded PostgreSQL running again');
     // Failures were answered as the contract says (503 with Retry-After), never as a 500.
     expect([...load.statuses.keys()].filter((status) => status !== 201 && status !== 503)).toEqual([]);
 
     await admin.end().catch(() => undefined);
-    await connectAdmin(pgPort);
+    admin = await service.connect();
     // Every create that was answered 201 is stored.
     const [{ stored }] = (await query<{ stored: number }>(
       "select count(*)::int as stored from entries where id = any($1::uuid[]) and entryable_type = 'Transaction'",

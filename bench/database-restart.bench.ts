@@ -1,0 +1,69 @@
+/**
+ * `npm run bench:restart`: how long the service is unavailable across a database restart. Runs
+ * `npm start`'s entry on its own embedded PostgreSQL, one client reading the account list as fast
+ * as answers come, and (1) kills an active backend (PostgreSQL's crash recovery), (2) kills the
+ * postmaster (npm start starts it again). Prints, per fault, the time from the kill to the first
+ * 200 of a request sent after it, and the answers meanwhile.
+ * Prints a Markdown table; the dated results live in bench/README.md.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { startServiceProcess } from '../test/support/service-process.ts';
+import { machineInfo } from './machine.ts';
+
+const RUNS = 3;
+
+async function main(): Promise<void> {
+  const rows: string[] = [];
+  for (const fault of ['backend', 'postmaster'] as const) {
+    for (let run = 0; run < RUNS; run++) {
+      const service = await startServiceProcess({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_ADDRESS: '0' });
+      const admin = await service.connect();
+      let outageFrom = 0;
+      let outageUntil = 0;
+      let unavailable = 0;
+      let other = 0;
+      let running = true;
+      const reader = (async () => {
+        while (running) {
+          const started = performance.now();
+          const response = await fetch(`${service.baseUrl}/api/v1/accounts`, {
+            headers: { 'x-api-key': service.key },
+          }).catch(() => undefined);
+          await response?.arrayBuffer();
+          if (response?.status === 200) {
+            if (outageFrom && !outageUntil && started > outageFrom) outageUntil = performance.now();
+          } else if (response?.status === 503) unavailable++;
+          else other++;
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const victim =
+        fault === 'backend'
+          ? (
+              await admin.query<{ pid: number }>(
+                `select pid from pg_stat_activity where datname = 'finance' and backend_type = 'client backend'
+                   and pid <> pg_backend_pid() order by pid limit 1`,
+              )
+            ).rows[0]!.pid
+          : Number((await readFile(path.join(service.clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      await admin.end().catch(() => undefined);
+      outageFrom = performance.now();
+      process.kill(victim, 'SIGKILL');
+      while (!outageUntil && performance.now() - outageFrom < 120_000)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      running = false;
+      await reader;
+      rows.push(
+        `| ${fault} | ${run + 1} | ${Math.round(outageUntil - outageFrom)} | ${unavailable} | ${other} | ${service.child.exitCode === null ? 'yes' : 'no'} |`,
+      );
+      await service.stop();
+    }
+  }
+  console.log(JSON.stringify(machineInfo()));
+  console.log('| killed | run | ms until the first 200 | 503 answers | other answers | service alive |');
+  console.log('|---|---:|---:|---:|---:|---|');
+  for (const row of rows) console.log(row);
+}
+
+await main();
