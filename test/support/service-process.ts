@@ -92,7 +92,8 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
         child.kill('SIGTERM');
         await exited;
       }
-      await rm(dataDir, { recursive: true, force: true });
+      // Backends of a killed postmaster may still be writing their last files for a moment.
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
