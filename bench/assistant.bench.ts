@@ -3,7 +3,9 @@
  * 100,000-transaction bench household. (1) Each tool's query time over the family's data, with
  * the arguments a model would send. (2) The job's overhead per reply: a real worker writes 50
  * replies, one tool round and an answer each, against a loopback OpenAI-compatible server that
- * answers at once; the model's own round trips, measured on their own, are taken out.
+ * answers at once; the model's own round trips, measured on their own, are taken out. (3) How
+ * long `worker.stop()` takes with replies in flight against a slow provider: one that answers 429
+ * with a Retry-After under the cap, one that trickles a token every 500 ms, one that never answers.
  * Writes bench/results/assistant.json and prints a Markdown table. See bench/README.md.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import pg from 'pg';
 import { runTool } from '../server/assistant/tools/tool-runner.ts';
 import { createChat } from '../server/assistant/chat.service.ts';
 import type { AiProviderConfig } from '../server/config.ts';
+import type { ScriptedReply } from '../test/support/model-test-server.ts';
 import { openOrm } from '../server/db/orm.ts';
 import { plannedPerCall } from '../server/core/sql.ts';
 import { startWorker } from '../server/jobs/worker.ts';
@@ -25,6 +28,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = process.env.BENCH_ASSISTANT_RESULTS ?? path.join(ROOT, 'bench', 'results', 'assistant.json');
 const RUNS = 30;
 const REPLIES = 50;
+/** Stops measured per kind of slow provider. */
+const STOPS = 5;
 const round = (value: number) => Math.round(value * 10) / 10;
 
 function percentile(values: number[], p: number): number {
@@ -98,6 +103,65 @@ async function modelRoundTrips(model: ModelTestServer): Promise<number> {
   return percentile(samples, 50);
 }
 
+/** Kinds of slow provider, each as the reply every request gets. */
+const SLOW_PROVIDERS: [label: string, reply: ScriptedReply][] = [
+  ['429, Retry-After 25 s (under the 30 s cap)', { status: 429, headers: { 'retry-after': '25' } }],
+  ['a token every 500 ms', { text: 'slow '.repeat(600), chunks: 600, delayMs: 500 }],
+  ['no answer at all', { hang: true }],
+];
+
+/**
+ * The worst `worker.stop()` per kind of slow provider: four chats queued, a worker (replies two at
+ * a time) started, and stopped once both replies it took are with the provider (and, trickling,
+ * half a second into the stream). The replies are removed again after each stop.
+ */
+async function stopTimes(db: pg.Client, databaseUrl: string, model: ModelTestServer, provider: AiProviderConfig) {
+  const orm = await openOrm(databaseUrl, 2);
+  const [user] = (await db.query<{ id: string }>('select id from users where ai_enabled limit 1')).rows;
+  const rows = [];
+  try {
+    for (const [label, reply] of SLOW_PROVIDERS) {
+      const samples: number[] = [];
+      for (let run = 0; run < STOPS; run++) {
+        model.reset();
+        model.script(...Array.from({ length: 8 }, () => reply));
+        const chats: string[] = [];
+        for (let chat = 0; chat < 4; chat++) {
+          const settings = { defaultModel: provider.model, limit: { perHour: 0 } };
+          chats.push(await createChat(orm.em.fork(), user!.id, { message: `Slow ${chat}` }, settings));
+        }
+        const worker = await startWorker({
+          connectionString: databaseUrl,
+          concurrency: 4,
+          aiConcurrency: 2,
+          pollIntervalMs: 50,
+          ai: provider,
+        });
+        while (model.requests.filter((request) => request.path.endsWith('/chat/completions')).length < 2) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const started = performance.now();
+        await worker.stop();
+        samples.push(performance.now() - started);
+        await db.query(`select graphile_worker.remove_job('chat:' || id) from unnest($1::uuid[]) as id`, [chats]);
+        await db.query('delete from chats where id = any($1::uuid[])', [chats]);
+      }
+      rows.push({
+        provider: label,
+        stops: STOPS,
+        worstMs: round(Math.max(...samples)),
+        p50Ms: round(percentile(samples, 50)),
+      });
+      log(`stop with ${label}: worst ${round(Math.max(...samples))} ms`);
+    }
+  } finally {
+    model.reset();
+    await orm.close();
+  }
+  return rows;
+}
+
 async function main() {
   const context = await prepare();
   const model = await startModelTestServer();
@@ -118,6 +182,8 @@ async function main() {
       timeoutSeconds: 30,
       maxRetries: 0,
       contextTokens: 12_000,
+      retryAfterMaxSeconds: 30,
+      replyTimeoutSeconds: 300,
     };
     const modelMs = await modelRoundTrips(model);
     for (let reply = 0; reply < REPLIES; reply++) {
@@ -133,6 +199,7 @@ async function main() {
     const worker = await startWorker({
       connectionString: context.database.url,
       concurrency: 1,
+      aiConcurrency: 1,
       pollIntervalMs: 50,
       ai: provider,
     });
@@ -147,6 +214,8 @@ async function main() {
     }
     const perReplyMs = (performance.now() - started) / REPLIES;
     await worker.stop();
+    // Retries on, so a Retry-After under the cap is waited.
+    const stops = await stopTimes(db, context.database.url, model, { ...provider, maxRetries: 2 });
     const result = {
       machine: machineInfo(),
       household: { transactions: context.seed.rows },
@@ -156,8 +225,9 @@ async function main() {
         perReplyMs: round(perReplyMs),
         modelRoundTripsMs: round(modelMs),
         overheadMs: round(perReplyMs - modelMs),
-        note: 'one tool round (get_accounts) and a streamed answer per reply; a worker of concurrency 1',
+        note: 'one tool round (get_accounts) and a streamed answer per reply; one reply at a time',
       },
+      stop: stops,
     };
     await mkdir(path.dirname(RESULTS), { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
@@ -173,6 +243,10 @@ async function main() {
         `| job, end to end | ${result.reply.perReplyMs} |`,
         `| of which the model's two round trips | ${result.reply.modelRoundTripsMs} |`,
         `| overhead of the job | ${result.reply.overheadMs} |`,
+        '',
+        `| worker.stop() with two replies in flight (${STOPS} stops each) | worst ms | p50 ms |`,
+        '|---|---:|---:|',
+        ...stops.map((row) => `| ${row.provider} | ${row.worstMs} | ${row.p50Ms} |`),
         '',
       ].join('\n'),
     );

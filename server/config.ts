@@ -35,6 +35,11 @@ export interface Config {
   workerConcurrency: number;
   /** How often an idle worker looks for due jobs, besides being notified (WORKER_POLL_INTERVAL_MS, default 2000). */
   workerPollIntervalMs: number;
+  /**
+   * Assistant replies written at once (AI_WORKER_CONCURRENCY, default 2), by a runner of their own
+   * beside the WORKER_CONCURRENCY one: replies waiting on a model never hold the slots of syncs and imports.
+   */
+  aiWorkerConcurrency: number;
   /** Failed sign-ins per window per client address (LOGIN_FAILURES_PER_ADDRESS, default 50; 0 = off). */
   loginFailuresPerAddress: number;
   /** Failed sign-ins per window per email address (LOGIN_FAILURES_PER_EMAIL, default 10; 0 = off). */
@@ -69,6 +74,13 @@ export interface AiProviderConfig {
   timeoutSeconds: number;
   /** AI_MAX_RETRIES: retries of a request the provider refused for a passing reason (default 2). */
   maxRetries: number;
+  /**
+   * AI_RETRY_AFTER_MAX_SECONDS: the longest Retry-After waited before a retry (default 30); a
+   * provider asking for more fails the reply at once, telling the user its time.
+   */
+  retryAfterMaxSeconds: number;
+  /** AI_REPLY_TIMEOUT_SECONDS: the most one reply may take in all, retries and tool rounds included (default 300). */
+  replyTimeoutSeconds: number;
   /** AI_CONTEXT_TOKENS: the conversation sent along is cut, oldest first, to about this many tokens (default 12,000). */
   contextTokens: number;
 }
@@ -87,6 +99,9 @@ export interface SsoProviderConfig {
   /** Whether a sign-in whose identity is not linked may create a new user (default false). */
   allowAccountCreation: boolean;
 }
+
+/** Assistant replies written at once when AI_WORKER_CONCURRENCY is not set. */
+export const DEFAULT_AI_WORKER_CONCURRENCY = 2;
 
 /** Largest CSV content an import accepts (10 MiB: docs/api-decisions.md#limits); the JSON limit must stay above it. */
 export const CSV_CONTENT_LIMIT = 10 * 1024 * 1024;
@@ -171,6 +186,8 @@ function aiProvider(env: NodeJS.ProcessEnv): AiProviderConfig | undefined {
     model,
     timeoutSeconds: integer(env, 'AI_TIMEOUT_SECONDS', 60, 1, 3600),
     maxRetries: integer(env, 'AI_MAX_RETRIES', 2, 0, 10),
+    retryAfterMaxSeconds: integer(env, 'AI_RETRY_AFTER_MAX_SECONDS', 30, 0, 3600),
+    replyTimeoutSeconds: integer(env, 'AI_REPLY_TIMEOUT_SECONDS', 300, 1, 86_400),
     contextTokens: integer(env, 'AI_CONTEXT_TOKENS', 12_000, 1000, 1_000_000),
   };
 }
@@ -205,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerEnabled: boolean(env, 'WORKER_ENABLED', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     workerPollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 2000, 100, 3_600_000),
+    aiWorkerConcurrency: integer(env, 'AI_WORKER_CONCURRENCY', DEFAULT_AI_WORKER_CONCURRENCY, 1, 100),
     loginFailuresPerAddress: integer(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 0, 1_000_000_000),
     loginFailuresPerEmail: integer(env, 'LOGIN_FAILURES_PER_EMAIL', 10, 0, 1_000_000_000),
     loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 31 * 86_400),

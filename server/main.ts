@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     ? await startWorker({
         connectionString: database.url,
         concurrency: config.workerConcurrency,
+        aiConcurrency: config.aiWorkerConcurrency,
         pollIntervalMs: config.workerPollIntervalMs,
         ai: config.ai,
         logger: logger.child({ component: 'worker' }),

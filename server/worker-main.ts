@@ -15,12 +15,13 @@ async function main(): Promise<void> {
   const worker = await startWorker({
     connectionString: database.url,
     concurrency: config.workerConcurrency,
+    aiConcurrency: config.aiWorkerConcurrency,
     pollIntervalMs: config.workerPollIntervalMs,
     ai: config.ai,
     logger: logger.child({ component: 'worker' }),
   });
   surviveLostConnections(worker, logger);
-  logger.info({ concurrency: config.workerConcurrency }, 'worker running');
+  logger.info({ concurrency: config.workerConcurrency, aiConcurrency: config.aiWorkerConcurrency }, 'worker running');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

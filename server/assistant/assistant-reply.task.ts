@@ -3,7 +3,7 @@ import { defineTask } from '../core/job-queue.ts';
 import type { PoolClient } from 'pg';
 import pino from 'pino';
 import { createModelClient } from './model-client.ts';
-import { writePendingReplies } from './reply-writer.ts';
+import { WorkerStopping, writePendingReplies } from './reply-writer.ts';
 import type { AiProviderConfig } from '../config.ts';
 import { runStatement } from '../core/sql.ts';
 
@@ -15,12 +15,14 @@ declare module '../core/job-queue.ts' {
 }
 
 const FAILED_INTERNALLY = 'Failed to generate a response. Please try again.';
+const STOPPED = 'The server stopped while this reply was being written. Please try again.';
 
 /**
  * The `assistant_reply` task: writes the pending replies of one chat (jobs of a chat share a named
  * queue, so they never run side by side). Without a provider (it was removed after the message
- * was sent) the replies fail with a sentence. A database failure is retried by graphile-worker;
- * the last attempt fails the replies instead of leaving them pending for ever.
+ * was sent) the replies fail with a sentence. A database failure, and a stop of the worker (its
+ * runner aborts `helpers.abortSignal`), are retried by graphile-worker; the last attempt fails
+ * the replies instead of leaving them pending for ever.
  */
 export function assistantReplyTask(provider: AiProviderConfig | undefined, logger = pino({ level: 'silent' })): Task {
   const client = provider ? createModelClient(provider) : undefined;
@@ -40,11 +42,12 @@ export function assistantReplyTask(provider: AiProviderConfig | undefined, logge
         return;
       }
       try {
-        await writePendingReplies({ db: db as unknown as PoolClient, client, provider, log: logger }, chatId);
+        const deps = { db: db as unknown as PoolClient, client, provider, log: logger, signal: helpers.abortSignal };
+        await writePendingReplies(deps, chatId);
       } catch (error) {
         if (helpers.job.attempts < helpers.job.max_attempts) throw error;
         logger.error({ chatId, err: error }, 'assistant_reply gave up');
-        await failAll(FAILED_INTERNALLY);
+        await failAll(error instanceof WorkerStopping ? STOPPED : FAILED_INTERNALLY);
       }
     });
   });

@@ -5,7 +5,7 @@ import type { AiProviderConfig } from '../config.ts';
 import { plannedPerCall, runStatement, type Queryable } from '../core/sql.ts';
 import { streamCompletion, type RequestedToolCall } from './completion-stream.ts';
 import { conversationMessages, type HistoryMessage } from './conversation.ts';
-import { failureSentence } from './provider-errors.ts';
+import { failureSentence, ReplyTimedOut } from './provider-errors.ts';
 import type { ToolContext } from './tools/assistant-tool.ts';
 import { runTool, toolDefinitions } from './tools/tool-runner.ts';
 
@@ -21,11 +21,20 @@ const FLUSH_MS = 250;
 /** The reply's message or its chat was deleted while it was being written. */
 class ReplyGone extends Error {}
 
+/** The worker is stopping: the reply was left pending, for its job to write again. */
+export class WorkerStopping extends Error {
+  constructor() {
+    super('the worker is stopping');
+  }
+}
+
 export interface ReplyDependencies {
   db: Queryable;
   client: OpenAI;
   provider: AiProviderConfig;
   log: Logger;
+  /** Aborted when the worker stops: requests and waits end at once (`WorkerStopping`). */
+  signal: AbortSignal;
 }
 
 interface PendingReply {
@@ -127,11 +136,14 @@ async function finishReply(db: Queryable, messageId: string, content: string, er
 /**
  * Writes one reply: the conversation goes to the model with the tools; each tool call the model
  * asks for runs over the family's data and is stored before its result goes back; the text
- * streams into the message as it comes. Provider failures end the reply `failed` with a sentence
- * on the chat; database failures propagate (the job runs again and finds the reply still pending).
+ * streams into the message as it comes. Provider failures, and a reply that outlasts
+ * AI_REPLY_TIMEOUT_SECONDS, end it `failed` with a sentence on the chat (keeping the text so far);
+ * database failures and the worker stopping propagate (the job runs again and finds the reply
+ * still pending).
  */
 async function writeReply(deps: ReplyDependencies, chatId: string, reply: PendingReply): Promise<void> {
   const { db, client, provider } = deps;
+  if (deps.signal.aborted) throw new WorkerStopping();
   const model = reply.model ?? provider.model;
   const today = new Date().toISOString().slice(0, 10);
   const toolContext: ToolContext = {
@@ -146,9 +158,26 @@ async function writeReply(deps: ReplyDependencies, chatId: string, reply: Pendin
     provider.contextTokens,
   );
   const tools = toolDefinitions() as ChatCompletionTool[];
-  // A run cut short (a worker that died) left what it had written: this run writes it all again.
-  await run(db, 'delete from chat_tool_calls where message_id = ?::uuid', [reply.id]);
-  const stop = new AbortController();
+  // A run cut short (a worker that stopped or died) left what it had written: this run writes it all again.
+  await run(
+    db,
+    `with calls as (delete from chat_tool_calls where message_id = ?::uuid)
+     update chat_messages set content = '' where id = ?::uuid`,
+    [reply.id, reply.id],
+  );
+  // One signal ends every request and wait of the reply: at its deadline, or when the worker stops.
+  const cut = new AbortController();
+  const deadlineAt = Date.now() + provider.replyTimeoutSeconds * 1000;
+  const deadline = setTimeout(
+    () => cut.abort(new ReplyTimedOut(provider.replyTimeoutSeconds)),
+    provider.replyTimeoutSeconds * 1000,
+  );
+  const onStop = () => cut.abort(new WorkerStopping());
+  deps.signal.addEventListener('abort', onStop, { once: true });
+  const retry = {
+    maxRetries: provider.maxRetries,
+    maxWaitMs: () => Math.min(provider.retryAfterMaxSeconds * 1000, deadlineAt - Date.now()),
+  };
   let content = '';
   let flushedAt = Date.now();
   const onText = async (delta: string) => {
@@ -164,7 +193,7 @@ async function writeReply(deps: ReplyDependencies, chatId: string, reply: Pendin
       const completion = await streamCompletion(
         client,
         { model, messages, tools, tool_choice: mayUseTools ? 'auto' : 'none' },
-        { onText, idleTimeoutSeconds: provider.timeoutSeconds, signal: stop.signal },
+        { onText, idleTimeoutSeconds: provider.timeoutSeconds, signal: cut.signal, retry },
       );
       if (!completion.toolCalls.length || !mayUseTools) break;
       const calls = completion.toolCalls.map((call, index) => ({ ...call, id: call.id || `call_${round}_${index}` }));
@@ -198,11 +227,12 @@ async function writeReply(deps: ReplyDependencies, chatId: string, reply: Pendin
       deps.log.info({ chatId, messageId: reply.id }, 'assistant reply dropped: its chat was deleted');
       return;
     }
-    if (isDatabaseError(error)) throw error;
+    if (error instanceof WorkerStopping || isDatabaseError(error)) throw error;
     deps.log.warn({ chatId, messageId: reply.id, model, err: error }, 'assistant reply failed');
     await finishReply(db, reply.id, content.trim(), failureSentence(error, model));
   } finally {
-    stop.abort();
+    clearTimeout(deadline);
+    deps.signal.removeEventListener('abort', onStop);
   }
 }
 

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { run, runOnce, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { run, runOnce, type Runner, type RunnerOptions, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { AiProviderConfig } from '../config.ts';
+import { DEFAULT_AI_WORKER_CONCURRENCY, type AiProviderConfig } from '../config.ts';
 import { accountSyncTask } from '../accounts/account-sync.task.ts';
 import { queueEveryStaleSync } from '../accounts/account-sync.ts';
 import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
@@ -21,26 +21,35 @@ export interface TaskSettings {
   logger?: Logger | undefined;
 }
 
+/** The tasks of the main runner: every task but the assistant's replies. */
+const backgroundTasks = (): TaskList => ({
+  account_sync: accountSyncTask,
+  import_process: importProcessTask,
+  import_revert: importRevertTask,
+  transfer_suggest: transferSuggestTask,
+});
+
+/** The assistant's replies, which have a runner of their own (startWorker). */
+const assistantTasks = (settings: TaskSettings): TaskList => ({
+  assistant_reply: assistantReplyTask(settings.ai, settings.logger),
+});
+
 /** Every task the service runs in the background, by identifier. */
 export function createTaskList(settings: TaskSettings = {}): TaskList {
-  return {
-    account_sync: accountSyncTask,
-    import_process: importProcessTask,
-    import_revert: importRevertTask,
-    assistant_reply: assistantReplyTask(settings.ai, settings.logger),
-    transfer_suggest: transferSuggestTask,
-  };
+  return { ...backgroundTasks(), ...assistantTasks(settings) };
 }
 
 export interface WorkerOptions extends TaskSettings {
   connectionString: string;
   concurrency: number;
+  /** Assistant replies written at once, beside `concurrency` (AI_WORKER_CONCURRENCY). */
+  aiConcurrency?: number | undefined;
   pollIntervalMs: number;
 }
 
 /** A running job runner. */
 export interface BackgroundWorker {
-  /** Lets running jobs finish, then closes the runner's connections. */
+  /** Lets running jobs finish (assistant replies are aborted, to run again), then closes the connections. */
   stop(): Promise<void>;
   /** Replaces the runner (after a lost database left it in doubt); its locked jobs are freed. */
   restart(why: string): Promise<void>;
@@ -64,31 +73,57 @@ function restartDelay(attempt: number): number {
 }
 
 /**
- * Starts the job runner; it stops when asked, not on signals: the process owns its shutdown order
- * (HTTP, then jobs, then the database). Before it takes jobs, the jobs left locked by workers that
- * died are released (worker-liveness.ts), and its own workers are marked alive.
+ * Starts the job runners (the main one and the assistant's); they stop when asked, not on
+ * signals: the process owns its shutdown order (HTTP, then jobs, then the database). Before they
+ * take jobs, the jobs left locked by workers that died are released (worker-liveness.ts), and
+ * their own workers are marked alive.
  *
- * The runner is supervised: graphile-worker shuts a runner down when it cannot record a job's
- * outcome, so when one ends unasked (the database went away for longer than its retries last), its
- * jobs are unlocked and a new runner starts, with backoff, until the database answers again.
+ * The runners are supervised: graphile-worker shuts a runner down when it cannot record a job's
+ * outcome, so when one ends unasked (the database went away for longer than its retries last),
+ * the runners' jobs are unlocked and new runners start, with backoff, until the database answers.
  */
 export async function startWorker(options: WorkerOptions): Promise<BackgroundWorker> {
   const { logger } = options;
+  const aiConcurrency = options.aiConcurrency ?? DEFAULT_AI_WORKER_CONCURRENCY;
+  const runners: RunnerSpec[] = [
+    {
+      concurrency: options.concurrency,
+      // Two connections per job (an import reports progress beside its transaction) plus the
+      // runner's listen and poll connections, so no job can wait for a connection another holds.
+      poolSize: options.concurrency * 2 + 2,
+      taskList: backgroundTasks(),
+    },
+    {
+      // A reply waits on a model server for minutes; on a runner of its own (a runner takes only
+      // the jobs of its task list) it never holds a slot a sync or an import needs. Its stop aborts
+      // `helpers.abortSignal` at once, not after graphile-worker's 5 s, ending the replies'
+      // requests and waits; they stay pending and run again.
+      concurrency: aiConcurrency,
+      // One connection per reply, plus the runner's listen and poll connections.
+      poolSize: aiConcurrency + 2,
+      taskList: assistantTasks(options),
+      options: {
+        gracefulShutdownAbortTimeout: 0,
+        // Unbatched, a job's failure is sent without being awaited and can be lost when the stop
+        // closes the pool: the reply's job would stay locked until a liveness sweep. Batched
+        // (after 0 ms), the stop sends it first.
+        preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+      },
+    },
+  ];
   // A job whose lock or outcome was in flight when the database went away may stay locked by a
-  // runner that no longer runs it, so a lost connection ends with a new runner (its jobs unlocked).
+  // runner that no longer runs it, so a lost connection ends with new runners (their jobs unlocked).
   const liveness = await startWorkerLiveness(
     options.connectionString,
     logger,
     () => void restart('the database connection was lost'),
   );
   let stopped = false;
-  let current: { runner: Runner; pool: pg.Pool; poolIds: string[] } | undefined;
+  let current: RunningRunner[] = [];
   let restarting: Promise<void> | undefined;
 
-  const startRunner = async () => {
-    // Pool: two connections per job (an import reports progress beside its transaction) plus the
-    // runner's listen and poll connections, so no job can wait for a connection another holds.
-    const pool = createJobPool(options.connectionString, options.concurrency * 2 + 2, logger);
+  const startRunner = async (spec: RunnerSpec): Promise<RunningRunner> => {
+    const pool = createJobPool(options.connectionString, spec.poolSize, logger);
     // Each runner's pools are recorded, so that a runner that died can have its jobs unlocked.
     const poolIds: string[] = [];
     const events: WorkerEvents = new EventEmitter();
@@ -98,50 +133,66 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
     });
     try {
       const runner = await run({
+        ...spec.options,
         pgPool: pool,
-        concurrency: options.concurrency,
+        concurrency: spec.concurrency,
         pollInterval: options.pollIntervalMs,
         noHandleSignals: true,
         logger: workerLogger(logger),
         events,
-        taskList: createTaskList(options),
+        taskList: spec.taskList,
       });
-      current = { runner, pool, poolIds };
-      runner.promise.then(
-        () => void (stopped || current?.runner !== runner || restart('the job runner stopped unasked')),
-        (error: unknown) =>
-          void (stopped || current?.runner !== runner || restart('the job runner stopped on an error', error)),
-      );
+      const unasked = (error?: unknown) =>
+        void (
+          stopped ||
+          !current.some((running) => running.runner === runner) ||
+          restart('a job runner stopped unasked', error)
+        );
+      runner.promise.then(() => unasked(), unasked);
+      return { runner, pool, poolIds };
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;
     }
   };
 
+  const startRunners = async (): Promise<void> => {
+    const started: RunningRunner[] = [];
+    try {
+      for (const spec of runners) started.push(await startRunner(spec));
+      current = started;
+    } catch (error) {
+      await stopRunners(started);
+      throw error;
+    }
+  };
+
   const restart = (why: string, error?: unknown): Promise<void> =>
     (restarting ??= (async () => {
-      logger?.error({ err: error }, `${why}; starting a new one`);
+      logger?.error({ err: error }, `${why}; starting new job runners`);
       const previous = current;
-      current = undefined;
-      await previous?.runner.stop().catch(() => undefined);
-      await previous?.pool.end().catch(() => undefined);
+      current = [];
+      await stopRunners(previous);
       for (let attempt = 0; !stopped; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, restartDelay(attempt)));
         if (stopped) break;
         try {
-          if (previous?.poolIds.length) await unlockWorkers(options.connectionString, previous.poolIds);
-          await startRunner();
-          logger?.info('job runner running again');
+          await unlockWorkers(
+            options.connectionString,
+            previous.flatMap((running) => running.poolIds),
+          );
+          await startRunners();
+          logger?.info('job runners running again');
           break;
         } catch (failure) {
-          logger?.warn({ err: failure }, 'job runner cannot start yet; trying again');
+          logger?.warn({ err: failure }, 'job runners cannot start yet; trying again');
         }
       }
     })().finally(() => (restarting = undefined)));
 
   try {
     await queueStaleSyncsOnce(options.connectionString);
-    await startRunner();
+    await startRunners();
   } catch (error) {
     await liveness.stop();
     throw error;
@@ -151,15 +202,35 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
     async stop() {
       stopped = true;
       await restarting;
-      await current?.runner.stop();
-      await current?.pool.end();
+      await stopRunners(current);
       await liveness.stop();
     },
   };
 }
 
+/** One runner of startWorker: its own task list, concurrency and pool. */
+interface RunnerSpec {
+  concurrency: number;
+  poolSize: number;
+  taskList: TaskList;
+  options?: Partial<RunnerOptions>;
+}
+
+interface RunningRunner {
+  runner: Runner;
+  pool: pg.Pool;
+  poolIds: string[];
+}
+
+/** Stops runners together (their running jobs finish), then closes their pools. */
+async function stopRunners(running: RunningRunner[]): Promise<void> {
+  await Promise.all(running.map(({ runner }) => runner.stop().catch(() => undefined)));
+  await Promise.all(running.map(({ pool }) => pool.end().catch(() => undefined)));
+}
+
 /** Frees the jobs locked by runner pools of this process that are gone. */
 async function unlockWorkers(connectionString: string, poolIds: string[]): Promise<void> {
+  if (poolIds.length === 0) return;
   const client = new pg.Client({ connectionString });
   client.on('error', () => undefined); // a lost connection also fails the query, which is awaited
   await client.connect();

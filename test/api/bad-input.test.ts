@@ -27,6 +27,8 @@ const AI_STAND_IN = {
   timeoutSeconds: 1,
   maxRetries: 0,
   contextTokens: 12_000,
+  retryAfterMaxSeconds: 30,
+  replyTimeoutSeconds: 300,
 };
 
 let server: TestServer;

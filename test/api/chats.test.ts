@@ -21,6 +21,8 @@ const provider = (baseUrl: string): AiProviderConfig => ({
   timeoutSeconds: 1,
   maxRetries: 1,
   contextTokens: 12_000,
+  retryAfterMaxSeconds: 30,
+  replyTimeoutSeconds: 300,
 });
 
 beforeAll(async () => {

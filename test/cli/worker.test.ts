@@ -99,7 +99,7 @@ describe('npm run worker', () => {
     expect(await second!.exited).toBe(0);
   }, 90_000);
 
-  it('claims its runner again when its liveness connection is cut', async () => {
+  it('claims its runners again when its liveness connection is cut', async () => {
     const livenessLocks = async () =>
       Number(
         (
@@ -112,13 +112,14 @@ describe('npm run worker', () => {
       );
     const worker = await startWorker({ connectionString: server.databaseUrl, concurrency: 1, pollIntervalMs: 200 });
     try {
-      await until(async () => (await livenessLocks()) === 1, 10_000, 'the runner to be claimed');
+      // One lock per runner: the main one and the assistant's.
+      await until(async () => (await livenessLocks()) === 2, 10_000, 'the runners to be claimed');
       await server.query(
         `select pg_terminate_backend(pid) from pg_stat_activity
          where application_name = 'graphile-worker liveness' and datname = current_database()`,
       );
       await until(async () => (await livenessLocks()) === 0, 10_000, 'the cut connection to go');
-      await until(async () => (await livenessLocks()) === 1, 10_000, 'the runner to be claimed again');
+      await until(async () => (await livenessLocks()) === 2, 10_000, 'the runners to be claimed again');
     } finally {
       await worker.stop();
     }

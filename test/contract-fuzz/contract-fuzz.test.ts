@@ -267,6 +267,8 @@ beforeAll(async () => {
       timeoutSeconds: 1,
       maxRetries: 0,
       contextTokens: 12_000,
+      retryAfterMaxSeconds: 30,
+      replyTimeoutSeconds: 300,
     },
   });
   // Another family's records: every request naming one must be answered as if it did not exist.

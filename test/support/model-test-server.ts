@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
  * What the server does with one `POST /v1/chat/completions`, in the order scripted.
  *
  * - `text`: the assistant answers with text, streamed as `chunks` content deltas (default: about 8 characters each)
- *   with `delayMs` between them (default 0), or as one `chat.completion` when the request has no `stream: true`.
+ *   with `delayMs` between them (default 0; a provider trickling tokens), or as one `chat.completion` when the
+ *   request has no `stream: true`.
  * - `toolCalls`: the assistant asks for tool calls (finish_reason `tool_calls`), after `text` if given. Object
  *   arguments are JSON-encoded; the arguments string is streamed in several fragments, as real providers do. Ids
  *   default to `call_<n>`, numbered across the server's life (restarting at 1 on `reset()`).
  * - `status`: an HTTP error in OpenAI's shape `{ error: { message, type, param, code } }`, with extra `headers`
- *   (e.g. `retry-after`). 401, 404 and 429 get OpenAI's codes (`invalid_api_key`, `model_not_found`,
+ *   (e.g. `retry-after`: seconds or an HTTP date). 401, 404 and 429 get OpenAI's codes (`invalid_api_key`, `model_not_found`,
  *   `rate_limit_exceeded`).
  * - `hang`: takes the request and never answers, for client timeouts; `close()` still ends promptly.
  * - `malformed`: streams the deltas of `text` (default `partial answer`), then a `data:` line that is not JSON.
@@ -26,6 +27,8 @@ export type ScriptedReply =
 
 export interface RecordedRequest {
   path: string;
+  /** When the request arrived (Date.now()), for tests of how long a client waited between two. */
+  receivedAt: number;
   headers: Record<string, string | string[] | undefined>;
   /** The parsed JSON body; the raw text when it is not JSON; undefined when empty. */
   body: any;
@@ -81,10 +84,11 @@ export async function startModelTestServer(): Promise<ModelTestServer> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const receivedAt = Date.now();
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const raw = await readBody(req);
     const body = parseJson(raw);
-    requests.push({ path, headers: { ...req.headers }, body });
+    requests.push({ path, receivedAt, headers: { ...req.headers }, body });
 
     if (req.method === 'GET' && path === '/v1/models') {
       sendJson(res, 200, {

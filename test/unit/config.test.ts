@@ -80,3 +80,26 @@ describe('sign-in settings', () => {
     );
   });
 });
+
+describe('assistant settings', () => {
+  it('defaults: a 30 s cap on Retry-After, 300 s per reply, two replies at once', () => {
+    const config = loadConfig({ AI_BASE_URL: 'http://127.0.0.1:11434/v1' });
+    expect(config.ai).toMatchObject({ retryAfterMaxSeconds: 30, replyTimeoutSeconds: 300 });
+    expect(config.aiWorkerConcurrency).toBe(2);
+  });
+
+  it('reads them, and refuses values out of range, naming the setting', () => {
+    const config = loadConfig({
+      AI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      AI_RETRY_AFTER_MAX_SECONDS: '0',
+      AI_REPLY_TIMEOUT_SECONDS: '45',
+      AI_WORKER_CONCURRENCY: '5',
+    });
+    expect(config.ai).toMatchObject({ retryAfterMaxSeconds: 0, replyTimeoutSeconds: 45 });
+    expect(config.aiWorkerConcurrency).toBe(5);
+    const ai = { AI_BASE_URL: 'http://127.0.0.1:11434/v1' };
+    expect(() => loadConfig({ ...ai, AI_REPLY_TIMEOUT_SECONDS: '0' })).toThrow(/AI_REPLY_TIMEOUT_SECONDS must be/);
+    expect(() => loadConfig({ ...ai, AI_RETRY_AFTER_MAX_SECONDS: '-1' })).toThrow(/AI_RETRY_AFTER_MAX_SECONDS must be/);
+    expect(() => loadConfig({ AI_WORKER_CONCURRENCY: '0' })).toThrow(/AI_WORKER_CONCURRENCY must be/);
+  });
+});
