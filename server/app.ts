@@ -16,6 +16,7 @@ import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
+import { clientAddressMiddleware } from './http/client-address.ts';
 import { createAccessGate, type CredentialRow, type RateLimitConfig } from './http/access-gate.ts';
 import type { CredentialCache } from './http/credential-cache.ts';
 import { requestLog } from './http/request-log.ts';
@@ -57,7 +58,8 @@ export async function createApp({
   document = loadOpenApiDocument(),
   credentials,
 }: AppDependencies): Promise<Koa> {
-  const app = new Koa({ proxy: config.trustProxy });
+  // Koa's `proxy` would believe the left-most X-Forwarded-For entry: the client address is ours.
+  const app = new Koa({ proxy: false });
   const documentJson = JSON.stringify(document);
 
   const publicRoutes = new Router();
@@ -92,6 +94,7 @@ export async function createApp({
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
   });
 
+  app.use(clientAddressMiddleware(config.trustProxy));
   app.use(requestLog(logger));
   app.use(responseHeaders());
   app.use(errorMiddleware());

@@ -4,7 +4,7 @@ import { digestSecret } from '../../server/auth/secret-token.ts';
 import { totpCode } from '../../server/auth/totp.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { bearer, device, login } from '../support/sign-in.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { BEHIND_A_PROXY, startTestServer, type TestServer } from '../support/test-server.ts';
 
 const INVALID_LOGIN = { error: 'unauthorized', message: 'Invalid email or password' };
 
@@ -414,5 +414,22 @@ describe('failed sign-in limits', () => {
     const wrong = String((Number(totpCode(secret, Date.now())) + 1) % 1_000_000).padStart(6, '0');
     for (let i = 0; i < 3; i++) expect((await login(limited, target.email, { otp_code: wrong })).status).toBe(401);
     expect((await login(limited, target.email, { otp_code: totpCode(secret, Date.now()) })).status).toBe(429);
+  });
+});
+
+describe.each(BEHIND_A_PROXY)('failed sign-in limits behind a proxy, %s', (_, trustProxy) => {
+  let proxied: TestServer;
+  beforeAll(async () => {
+    proxied = await startTestServer({ trustProxy, loginFailuresPerAddress: 3 });
+  });
+  afterAll(() => proxied?.close());
+
+  it('count the address the proxy saw, whatever the client wrote on the left', async () => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++) {
+      const headers = { 'x-forwarded-for': `203.0.113.${i}, 198.51.100.7` };
+      statuses.push((await login(proxied, `stuffing-${i}@example.test`, { headers })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
   });
 });
