@@ -1212,7 +1212,7 @@ export interface paths {
         };
         /**
          * Finish a mobile single-sign-on sign-in
-         * @description The identity provider sends the browser here after the user signed in (or refused). The service checks `state` against the sign-in this browser started (once: a replayed callback is refused), exchanges the code with the PKCE verifier, verifies the ID token (signature, issuer, audience, `nonce`) and redirects to the app with the outcome. Providers may add parameters of their own, which are accepted and ignored.
+         * @description The identity provider sends the browser here after the user signed in (or refused). The service checks `state` against the sign-in this browser started (once: a replayed callback is refused; a callback without the sign-in's `finance_sso` cookie, or with another, is refused with `invalid_state` and leaves the sign-in to the browser that started it), exchanges the code with the PKCE verifier, verifies the ID token (signature, issuer, audience, `nonce`) and redirects to the app with the outcome. Providers may add parameters of their own, which are accepted and ignored.
          */
         get: operations["finishMobileSso"];
         put?: never;

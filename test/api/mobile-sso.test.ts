@@ -572,12 +572,16 @@ describe('mobile single sign-on', () => {
     it.each([
       ['without the flow cookie', undefined],
       ['with another browser cookie', 'w'.repeat(43)],
-    ])('a callback %s: invalid_state', async (_, cookie) => {
+    ])('a callback %s: invalid_state, and the flow stays for the browser that started it', async (_, cookie) => {
       const started = await sso.start();
       const callback = await provider.signIn(started.location, newIdentity().sub);
       const codesBefore = await server.query('select digest from sso_codes');
-      expectFailure(appRedirect(await sso.finish(callback, cookie)), 'invalid_state');
+      const refused = appRedirect(await sso.finish(callback, cookie));
+      expectFailure(refused, 'invalid_state');
+      expect(refused.get('message')).toMatch(/started in another browser/);
       expect(await server.query('select digest from sso_codes')).toHaveLength(codesBefore.length);
+      // The stray callback did not use the sign-in up: the real browser's callback still finishes it.
+      expect(appRedirect(await sso.finish(callback, started.cookie)).get('status')).toBe('account_not_linked');
     });
 
     it('the user denies at the provider: sso_failed', async () => {
