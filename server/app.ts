@@ -10,6 +10,7 @@ import { mobileSsoHandlers } from './auth/mobile-sso.handlers.ts';
 import { ssoProviders } from './auth/sso-providers.ts';
 import { ssoErrorRedirect } from './auth/sso-redirect.ts';
 import { systemClock, type Clock } from './core/clock.ts';
+import { WorkSlots } from './core/work-slots.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
@@ -33,6 +34,8 @@ export interface AppDependencies {
     | 'ssoProviders'
     | 'ai'
     | 'aiMessagesPerHour'
+    | 'passwordHashConcurrency'
+    | 'passwordHashWaitMs'
   > &
     RateLimitConfig &
     LoginThrottleConfig;
@@ -72,6 +75,7 @@ export async function createApp({
   const auth: AuthDependencies = {
     config,
     throttle: config,
+    passwordHashes: new WorkSlots(config.passwordHashConcurrency, config.passwordHashWaitMs),
     sealingKey,
     clock,
     providers: ssoProviders(config.ssoProviders),

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseAddressRange, type AddressRange } from './core/ip-address.ts';
 import { isKnownCurrency } from './core/money/money.ts';
@@ -40,12 +41,32 @@ export interface Config {
   workerConcurrency: number;
   /** How often an idle worker looks for due jobs, besides being notified (WORKER_POLL_INTERVAL_MS, default 2000). */
   workerPollIntervalMs: number;
+  /** Sign-in attempts per window per client address, right or wrong (LOGIN_ATTEMPTS_PER_ADDRESS, default 30; 0 = off). */
+  loginAttemptsPerAddress: number;
+  /** Length of the sign-in attempt window in seconds (LOGIN_ATTEMPT_WINDOW_SECONDS, default 60). */
+  loginAttemptWindowSeconds: number;
   /** Failed sign-ins per window per client address (LOGIN_FAILURES_PER_ADDRESS, default 50; 0 = off). */
   loginFailuresPerAddress: number;
-  /** Failed sign-ins per window per email address (LOGIN_FAILURES_PER_EMAIL, default 10; 0 = off). */
+  /**
+   * Failed sign-ins per window on one email from one client address (LOGIN_FAILURES_PER_EMAIL_AND_ADDRESS,
+   * default 10; 0 = off): the lockout a guesser causes holds at their address only.
+   */
+  loginFailuresPerEmailAndAddress: number;
+  /**
+   * Failed sign-ins per window on one email from all addresses together (LOGIN_FAILURES_PER_EMAIL,
+   * default 100; 0 = off): bounds guessing spread over many addresses, high enough that one stranger
+   * does not lock the owner out.
+   */
   loginFailuresPerEmail: number;
   /** Length of the failed sign-in window in seconds (LOGIN_FAILURE_WINDOW_SECONDS, default 900). */
   loginFailureWindowSeconds: number;
+  /**
+   * Password hashes (scrypt: 128 MiB and ~0.3 s of a core each at the default cost) run at once in
+   * one process (PASSWORD_HASH_CONCURRENCY, default the number of CPUs).
+   */
+  passwordHashConcurrency: number;
+  /** How long a sign-in waits for a free hash before a 503 (PASSWORD_HASH_WAIT_MS, default 2000). */
+  passwordHashWaitMs: number;
   /** Key sealing second-factor secrets (MFA_ENCRYPTION_KEY, 32 bytes as hex or base64); unset: a key file in DATA_DIR. */
   mfaEncryptionKey: string | undefined;
   /** Where the service is reached from outside (PUBLIC_URL, default http://localhost:PORT): the SSO callback lives under it. */
@@ -238,9 +259,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerEnabled: boolean(env, 'WORKER_ENABLED', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     workerPollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 2000, 100, 3_600_000),
+    loginAttemptsPerAddress: integer(env, 'LOGIN_ATTEMPTS_PER_ADDRESS', 30, 0, 1_000_000_000),
+    loginAttemptWindowSeconds: integer(env, 'LOGIN_ATTEMPT_WINDOW_SECONDS', 60, 1, 31 * 86_400),
     loginFailuresPerAddress: integer(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 0, 1_000_000_000),
-    loginFailuresPerEmail: integer(env, 'LOGIN_FAILURES_PER_EMAIL', 10, 0, 1_000_000_000),
+    loginFailuresPerEmailAndAddress: integer(env, 'LOGIN_FAILURES_PER_EMAIL_AND_ADDRESS', 10, 0, 1_000_000_000),
+    loginFailuresPerEmail: integer(env, 'LOGIN_FAILURES_PER_EMAIL', 100, 0, 1_000_000_000),
     loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 31 * 86_400),
+    passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', availableParallelism(), 1, 1024),
+    passwordHashWaitMs: integer(env, 'PASSWORD_HASH_WAIT_MS', 2000, 0, 60_000),
     mfaEncryptionKey: env.MFA_ENCRYPTION_KEY || undefined,
     publicUrl,
     mobileAppRedirectUrl,

@@ -613,9 +613,16 @@ describe('mobile single sign-on under concurrency (rule 4)', () => {
   let sso: ReturnType<typeof flows>;
 
   beforeAll(async () => {
-    // The failed sign-in limits count attempts while they are in flight (before the password is
-    // checked), so 50 parallel right-password links would hit the default 10 per email: off here.
-    server = await appServer({ loginFailuresPerEmail: 0, loginFailuresPerAddress: 0 });
+    // The sign-in limits count attempts while they are in flight (before the password is checked),
+    // so 50 parallel right-password links from one address would hit them: off here, and room for
+    // each to wait for a password hash however busy the machine is.
+    server = await appServer({
+      loginAttemptsPerAddress: 0,
+      loginFailuresPerAddress: 0,
+      loginFailuresPerEmailAndAddress: 0,
+      loginFailuresPerEmail: 0,
+      passwordHashWaitMs: 60_000,
+    });
     sso = flows(server);
   });
   afterAll(() => server?.close());
