@@ -20,10 +20,13 @@ import { serveChild } from './serve-child.ts';
 const orm = await MikroORM.init(ormOptions(process.env.DATABASE_URL!, Number(process.env.DB_POOL_SIZE ?? 10)));
 // The production defaults, except for rate limits: still checked on every request (their cost is
 // part of the service), but high enough that a benchmark run never trips them (the defaults allow
-// 10,000 requests per credential per hour). RATE_LIMIT_* in the environment override this.
+// 10,000 requests per credential per hour). RATE_LIMIT_* in the environment override this, and
+// LOGIN_* and PASSWORD_HASH_* settings in it are taken (bench/sign-in-memory.bench.ts).
+const signIn = Object.entries(process.env).filter(([name]) => /^(LOGIN_|PASSWORD_HASH_)/.test(name));
 const config = loadConfig({
   RATE_LIMIT_PER_ADDRESS: process.env.RATE_LIMIT_PER_ADDRESS ?? '1000000000',
   RATE_LIMIT_PER_CREDENTIAL: process.env.RATE_LIMIT_PER_CREDENTIAL ?? '1000000000',
+  ...Object.fromEntries(signIn),
 });
 const logger = createLogger('warn');
 // As in production (server/main.ts): credentials kept while the process listens for their changes.

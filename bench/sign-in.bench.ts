@@ -37,7 +37,12 @@ async function main() {
   const database = await createBenchDatabase(pino({ level: 'warn' }));
   const orm = await openOrm(database.url, 4);
   // Limits off: this measures the work of a sign-in, not the throttle.
-  const config = loadConfig({ LOGIN_FAILURES_PER_ADDRESS: '0', LOGIN_FAILURES_PER_EMAIL: '0' });
+  const config = loadConfig({
+    LOGIN_ATTEMPTS_PER_ADDRESS: '0',
+    LOGIN_FAILURES_PER_ADDRESS: '0',
+    LOGIN_FAILURES_PER_EMAIL_AND_ADDRESS: '0',
+    LOGIN_FAILURES_PER_EMAIL: '0',
+  });
   const app = await createApp({ config, orm, logger: pino({ level: 'warn' }), sealingKey: randomBytes(32) });
   const server = createHttpServer(app.callback()).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

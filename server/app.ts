@@ -10,12 +10,14 @@ import { mobileSsoHandlers } from './auth/mobile-sso.handlers.ts';
 import { ssoProviders } from './auth/sso-providers.ts';
 import { ssoErrorRedirect } from './auth/sso-redirect.ts';
 import { systemClock, type Clock } from './core/clock.ts';
+import { WorkSlots } from './core/work-slots.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
+import { clientAddressMiddleware } from './http/client-address.ts';
 import { createAccessGate, type CredentialRow, type RateLimitConfig } from './http/access-gate.ts';
 import type { CredentialCache } from './http/credential-cache.ts';
 import { requestLog } from './http/request-log.ts';
@@ -32,6 +34,8 @@ export interface AppDependencies {
     | 'ssoProviders'
     | 'ai'
     | 'aiMessagesPerHour'
+    | 'passwordHashConcurrency'
+    | 'passwordHashWaitMs'
   > &
     RateLimitConfig &
     LoginThrottleConfig;
@@ -57,7 +61,8 @@ export async function createApp({
   document = loadOpenApiDocument(),
   credentials,
 }: AppDependencies): Promise<Koa> {
-  const app = new Koa({ proxy: config.trustProxy });
+  // Koa's `proxy` would believe the left-most X-Forwarded-For entry: the client address is ours.
+  const app = new Koa({ proxy: false });
   const documentJson = JSON.stringify(document);
 
   const publicRoutes = new Router();
@@ -70,6 +75,7 @@ export async function createApp({
   const auth: AuthDependencies = {
     config,
     throttle: config,
+    passwordHashes: new WorkSlots(config.passwordHashConcurrency, config.passwordHashWaitMs),
     sealingKey,
     clock,
     providers: ssoProviders(config.ssoProviders),
@@ -92,6 +98,7 @@ export async function createApp({
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
   });
 
+  app.use(clientAddressMiddleware(config.trustProxy));
   app.use(requestLog(logger));
   app.use(responseHeaders());
   app.use(errorMiddleware());

@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { parseAddressRange, type AddressRange } from './core/ip-address.ts';
 import { isKnownCurrency } from './core/money/money.ts';
 
 /** Every setting of the service, read once from the environment. */
@@ -27,8 +29,12 @@ export interface Config {
   rateLimitPerCredential: number;
   /** Length of the rate-limit window in seconds (RATE_LIMIT_WINDOW_SECONDS, default 3600). */
   rateLimitWindowSeconds: number;
-  /** Take the client address from X-Forwarded-For (TRUST_PROXY, default false): only behind a proxy you run. */
-  trustProxy: boolean;
+  /**
+   * Which proxies in front of the service may name the client in X-Forwarded-For (TRUST_PROXY,
+   * default false: none, the socket's peer is the client; true: TRUST_PROXY_HOPS of them, default
+   * 1; or a comma-separated list of proxy addresses and CIDR ranges). See http/client-address.ts.
+   */
+  trustProxy: ProxyTrust;
   /** Run the background jobs inside `npm start` (WORKER_ENABLED, default true); `npm run worker` runs them alone. */
   workerEnabled: boolean;
   /** Jobs run at once (WORKER_CONCURRENCY, default 4); the worker's pool holds twice this many connections plus 2. */
@@ -40,12 +46,32 @@ export interface Config {
    * beside the WORKER_CONCURRENCY one: replies waiting on a model never hold the slots of syncs and imports.
    */
   aiWorkerConcurrency: number;
+  /** Sign-in attempts per window per client address, right or wrong (LOGIN_ATTEMPTS_PER_ADDRESS, default 30; 0 = off). */
+  loginAttemptsPerAddress: number;
+  /** Length of the sign-in attempt window in seconds (LOGIN_ATTEMPT_WINDOW_SECONDS, default 60). */
+  loginAttemptWindowSeconds: number;
   /** Failed sign-ins per window per client address (LOGIN_FAILURES_PER_ADDRESS, default 50; 0 = off). */
   loginFailuresPerAddress: number;
-  /** Failed sign-ins per window per email address (LOGIN_FAILURES_PER_EMAIL, default 10; 0 = off). */
+  /**
+   * Failed sign-ins per window on one email from one client address (LOGIN_FAILURES_PER_EMAIL_AND_ADDRESS,
+   * default 10; 0 = off): the lockout a guesser causes holds at their address only.
+   */
+  loginFailuresPerEmailAndAddress: number;
+  /**
+   * Failed sign-ins per window on one email from all addresses together (LOGIN_FAILURES_PER_EMAIL,
+   * default 100; 0 = off): bounds guessing spread over many addresses, high enough that one stranger
+   * does not lock the owner out.
+   */
   loginFailuresPerEmail: number;
   /** Length of the failed sign-in window in seconds (LOGIN_FAILURE_WINDOW_SECONDS, default 900). */
   loginFailureWindowSeconds: number;
+  /**
+   * Password hashes (scrypt: 128 MiB and ~0.3 s of a core each at the default cost) run at once in
+   * one process (PASSWORD_HASH_CONCURRENCY, default the number of CPUs).
+   */
+  passwordHashConcurrency: number;
+  /** How long a sign-in waits for a free hash before a 503 (PASSWORD_HASH_WAIT_MS, default 2000). */
+  passwordHashWaitMs: number;
   /** Key sealing second-factor secrets (MFA_ENCRYPTION_KEY, 32 bytes as hex or base64); unset: a key file in DATA_DIR. */
   mfaEncryptionKey: string | undefined;
   /** Where the service is reached from outside (PUBLIC_URL, default http://localhost:PORT): the SSO callback lives under it. */
@@ -61,6 +87,14 @@ export interface Config {
   /** Chat messages and retries per user per hour (AI_MESSAGES_PER_HOUR, default 60; 0 = no limit). */
   aiMessagesPerHour: number;
 }
+
+/** The proxies whose X-Forwarded-For entries are believed. */
+export type ProxyTrust =
+  | { kind: 'none' }
+  /** The nearest `hops` hops (the socket's peer first) are ours, whatever their address. */
+  | { kind: 'hops'; hops: number }
+  /** Hops whose address lies in one of these ranges are ours. */
+  | { kind: 'list'; proxies: readonly AddressRange[] };
 
 /** An OpenAI-compatible chat-completions server: OpenAI itself, Ollama, llama.cpp's server, vLLM... */
 export interface AiProviderConfig {
@@ -130,6 +164,26 @@ function url(name: string, raw: string): URL {
   } catch {
     throw new Error(`${name} must be an absolute URL, got "${raw}"`);
   }
+}
+
+/** TRUST_PROXY: false, true (with TRUST_PROXY_HOPS) or a comma-separated list of addresses and CIDR ranges. */
+function proxyTrust(env: NodeJS.ProcessEnv): ProxyTrust {
+  const raw = env.TRUST_PROXY?.trim() ?? '';
+  const hopsGiven = env.TRUST_PROXY_HOPS !== undefined && env.TRUST_PROXY_HOPS !== '';
+  if (/^(1|true|yes|on)$/i.test(raw)) return { kind: 'hops', hops: integer(env, 'TRUST_PROXY_HOPS', 1, 1, 20) };
+  // A hop count that would be ignored is a mistake worth stopping for.
+  if (hopsGiven) throw new Error('TRUST_PROXY_HOPS applies only with TRUST_PROXY=true');
+  if (raw === '' || /^(0|false|no|off)$/i.test(raw)) return { kind: 'none' };
+  const proxies = raw.split(',').map((entry) => {
+    const range = parseAddressRange(entry);
+    if (!range) {
+      throw new Error(
+        `TRUST_PROXY must be true, false or a comma-separated list of proxy addresses and CIDR ranges, got "${entry.trim()}"`,
+      );
+    }
+    return range;
+  });
+  return { kind: 'list', proxies };
 }
 
 /** SSO_PROVIDERS: `[{"name", "issuer", "client_id", "client_secret"?, "display_name"?, "allow_account_creation"?}]`. */
@@ -218,14 +272,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerAddress: integer(env, 'RATE_LIMIT_PER_ADDRESS', 20_000, 0, 1_000_000_000),
     rateLimitPerCredential: integer(env, 'RATE_LIMIT_PER_CREDENTIAL', 10_000, 0, 1_000_000_000),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 3600, 1, 31 * 86_400),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: proxyTrust(env),
     workerEnabled: boolean(env, 'WORKER_ENABLED', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     workerPollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 2000, 100, 3_600_000),
     aiWorkerConcurrency: integer(env, 'AI_WORKER_CONCURRENCY', DEFAULT_AI_WORKER_CONCURRENCY, 1, 100),
+    loginAttemptsPerAddress: integer(env, 'LOGIN_ATTEMPTS_PER_ADDRESS', 30, 0, 1_000_000_000),
+    loginAttemptWindowSeconds: integer(env, 'LOGIN_ATTEMPT_WINDOW_SECONDS', 60, 1, 31 * 86_400),
     loginFailuresPerAddress: integer(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 0, 1_000_000_000),
-    loginFailuresPerEmail: integer(env, 'LOGIN_FAILURES_PER_EMAIL', 10, 0, 1_000_000_000),
+    loginFailuresPerEmailAndAddress: integer(env, 'LOGIN_FAILURES_PER_EMAIL_AND_ADDRESS', 10, 0, 1_000_000_000),
+    loginFailuresPerEmail: integer(env, 'LOGIN_FAILURES_PER_EMAIL', 100, 0, 1_000_000_000),
     loginFailureWindowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 31 * 86_400),
+    passwordHashConcurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', availableParallelism(), 1, 1024),
+    passwordHashWaitMs: integer(env, 'PASSWORD_HASH_WAIT_MS', 2000, 0, 60_000),
     mfaEncryptionKey: env.MFA_ENCRYPTION_KEY || undefined,
     publicUrl,
     mobileAppRedirectUrl,

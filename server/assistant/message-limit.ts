@@ -16,6 +16,6 @@ const WINDOW_MS = 3_600_000;
 export async function countMessage(tx: EntityManager, userId: string, limit: MessageLimit): Promise<void> {
   if (limit.perHour <= 0) return;
   const now = Date.now();
-  const [counter] = await countOnePoint(sqlOn(tx), [`chat_messages:user:${userId}`], WINDOW_MS, now);
+  const [counter] = await countOnePoint(sqlOn(tx), [{ key: `chat_messages:user:${userId}`, windowMs: WINDOW_MS }], now);
   refuseBeyond(counter!, limit.perHour, now, `Message limit reached (${limit.perHour} messages per hour)`);
 }

@@ -18,7 +18,6 @@ const FLOW_SECONDS = 600;
 const SCOPE = 'openid email profile';
 
 interface StartedFlow {
-  binding_digest: string;
   code_verifier: string;
   nonce: string;
   device: Device;
@@ -39,16 +38,37 @@ async function discovered(provider: SsoProvider, log: Logger): Promise<client.Co
   }
 }
 
-/** Takes the flow a callback's `state` belongs to, once: a replayed callback finds nothing. */
-async function takeFlow(em: EntityManager, provider: string, state: string, now: number): Promise<StartedFlow> {
-  const [flow] = await sql<StartedFlow>(
+/**
+ * Takes the flow a callback's `state` belongs to, once: a replayed callback finds nothing. Only
+ * the browser holding the flow's cookie takes it; a callback without it (or with another) is
+ * refused and leaves the flow to the browser that started it, so a forged or leaked callback URL
+ * cannot use up the real sign-in.
+ */
+async function takeFlow(
+  em: EntityManager,
+  provider: string,
+  state: string,
+  binding: string | undefined,
+  now: number,
+): Promise<StartedFlow> {
+  const [row] = await sql<{ bound: boolean | null; flow: StartedFlow | null }>(
     em,
-    `delete from sso_flows where state_digest = ? and provider = ? and expires_at > ?
-     returning binding_digest, code_verifier, nonce, device`,
-    [digestSecret(state), provider, new Date(now)],
+    `with found as (
+       select state_digest, binding_digest = ? as bound from sso_flows
+       where state_digest = ? and provider = ? and expires_at > ?
+     ), taken as (
+       delete from sso_flows where state_digest = (select state_digest from found where bound)
+       returning code_verifier, nonce, device
+     )
+     select (select bound from found) as bound, (select row_to_json(taken) from taken) as flow`,
+    // No cookie matches no flow: a digest is never empty.
+    [binding ? digestSecret(binding) : '', digestSecret(state), provider, new Date(now)],
   );
-  if (!flow) throw new SsoFailure('invalid_state', 'This sign-in has expired or was already used; please start again');
-  return flow;
+  if (row?.flow) return row.flow;
+  if (row?.bound === false) {
+    throw new SsoFailure('invalid_state', 'This sign-in was started in another browser; please start again');
+  }
+  throw new SsoFailure('invalid_state', 'This sign-in has expired or was already used; please start again');
 }
 
 function text(value: unknown): string | null {
@@ -117,11 +137,7 @@ export function mobileSsoHandlers(deps: AuthDependencies): Handlers<'startMobile
     async finishMobileSso({ em, params, query, cookies, log }) {
       const provider = known(providers, params.provider);
       if (!query.state) throw new SsoFailure('invalid_state', 'The sign-in response has no state; please start again');
-      const flow = await takeFlow(em, provider.name, query.state, clock());
-      const binding = cookies.finance_sso;
-      if (!binding || digestSecret(binding) !== flow.binding_digest) {
-        throw new SsoFailure('invalid_state', 'This sign-in was started in another browser; please start again');
-      }
+      const flow = await takeFlow(em, provider.name, query.state, cookies.finance_sso, clock());
       if (query.error) {
         throw new SsoFailure(
           'sso_failed',

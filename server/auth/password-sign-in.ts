@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../core/sql.ts';
-import { Unauthorized } from '../core/errors.ts';
+import { ServerBusy, Unauthorized } from '../core/errors.ts';
+import type { WorkSlots } from '../core/work-slots.ts';
 import { hashPassword, verifyPassword } from '../users/password.ts';
 import type { Clock } from '../core/clock.ts';
 import { beginSignInAttempt, type LoginThrottleConfig } from './login-throttle.ts';
@@ -35,6 +36,8 @@ export class MfaRequired extends Unauthorized {
 /** What sign-in needs besides the database. */
 export interface SignInContext {
   throttle: LoginThrottleConfig;
+  /** Password hashes running at once in this process: each holds 128 MiB while it runs. */
+  passwordHashes: WorkSlots;
   /** Seals and opens second-factor secrets. */
   sealingKey: Buffer;
   clock: Clock;
@@ -43,24 +46,37 @@ export interface SignInContext {
 /** A hash of nothing, checked for an unknown email so that it costs what a known one costs. */
 let decoy: Promise<string> | undefined;
 
-/** The user of `email` when `password` is theirs; the same work and answer for an unknown email. */
-async function checkPassword(em: EntityManager, email: string, password: string): Promise<SignInUser | undefined> {
+/**
+ * The user of `email` when `password` is theirs; the same work and answer for an unknown email.
+ * The hashing waits for a slot of `hashes`.
+ */
+async function checkPassword(
+  em: EntityManager,
+  hashes: WorkSlots,
+  email: string,
+  password: string,
+): Promise<SignInUser | undefined> {
   const [user] = await sql<SignInUser & { password_hash: string | null }>(
     em,
     `select ${USER_COLUMNS}, password_hash from users where lower(email) = ?`,
     [email.trim().toLowerCase()],
   );
-  const stored = user?.password_hash ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex'))));
-  const { valid, rehash } = await verifyPassword(password, stored);
-  if (!user?.password_hash || !valid) return undefined;
-  if (rehash) await sql(em, 'update users set password_hash = ? where id = ?', [await hashPassword(password), user.id]);
+  const upgraded = await hashes.run(async () => {
+    const stored = user?.password_hash ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex'))));
+    const { valid, rehash } = await verifyPassword(password, stored);
+    if (!user?.password_hash || !valid) return undefined;
+    return { hash: rehash ? await hashPassword(password) : undefined };
+  });
+  if (!upgraded) return undefined;
+  if (upgraded.hash) await sql(em, 'update users set password_hash = ? where id = ?', [upgraded.hash, user!.id]);
   return user;
 }
 
 /**
- * Email and password (and, with `otpCode`, the second factor) checked under the failed sign-in
- * limits. `secondFactor: 'refuse'` is the linking flow's rule: a user with a second factor must
- * sign in with it instead. Every refusal is a 401 in the documented words.
+ * Email and password (and, with `otpCode`, the second factor) checked under the sign-in limits
+ * (login-throttle.ts) and the bound on password hashes at once (503 when none is free in time).
+ * `secondFactor: 'refuse'` is the linking flow's rule: a user with a second factor must sign in
+ * with it instead. Every other refusal is a 401 in the documented words.
  */
 export async function signInWithPassword(
   em: EntityManager,
@@ -70,7 +86,14 @@ export async function signInWithPassword(
 ): Promise<SignInUser> {
   const now = context.clock();
   const attempt = await beginSignInAttempt(em, context.throttle, { address: input.address, email: input.email }, now);
-  const user = await checkPassword(em, input.email, input.password);
+  let user: SignInUser | undefined;
+  try {
+    user = await checkPassword(em, context.passwordHashes, input.email, input.password);
+  } catch (error) {
+    // Refused before the password was looked at: neither a failure nor an attempt.
+    if (error instanceof ServerBusy) await attempt.withdrawn();
+    throw error;
+  }
   if (!user) throw new Unauthorized(INVALID_CREDENTIALS);
   if (user.otp_required) {
     if (secondFactor === 'refuse') {

@@ -1022,11 +1022,21 @@ export interface paths {
          *     - Signing in again with the same `device_id` replaces that device's
          *       tokens (one token family per device).
          *
-         *     - Failed sign-ins (wrong password or code) are counted per client
-         *       address (default 50) and per email address (default 10) in a
-         *       15-minute window; attempts count while they run and are given back
-         *       when they succeed. Beyond the limit the answer is 429
-         *       `rate_limit_exceeded` with `Retry-After`.
+         *     - Sign-in attempts are limited per client address whatever their
+         *       outcome (default 30 a minute), since each one costs a password hash.
+         *       Failed sign-ins (wrong password or code) are counted in a 15-minute
+         *       window per client address (default 50), per email from one client
+         *       address (default 10: a stranger's guesses lock out only the
+         *       stranger's address) and per email from all addresses together
+         *       (default 100). Attempts count while they run; a success gives its
+         *       failure points back. Beyond a limit the answer is 429
+         *       `rate_limit_exceeded` with `Retry-After`, and a refused attempt
+         *       counts against no limit.
+         *
+         *     - Password hashes run a few at a time (by default as many as the
+         *       server has CPUs); a sign-in that finds none free within a short wait
+         *       is answered with 503 `server_busy` and `Retry-After`, its password
+         *       unchecked and its attempt not counted.
          */
         post: operations["login"];
         delete?: never;
@@ -1097,7 +1107,10 @@ export interface paths {
          *     - A deactivated user is answered with 401 `Account has been deactivated`
          *       (code kept).
          *
-         *     - Failed password checks count against the same limits as `login` (429).
+         *     - The attempt and a failed password check count against the same
+         *       limits as `login` (429), and the password check waits for a free
+         *       hash as in `login` (503 `server_busy`; the code stays usable).
+         *
          *     - The code is consumed in one atomic step after these checks and before
          *       the identity link is written, in the same transaction, so among
          *       concurrent requests with the same code only one succeeds.
@@ -1212,7 +1225,7 @@ export interface paths {
         };
         /**
          * Finish a mobile single-sign-on sign-in
-         * @description The identity provider sends the browser here after the user signed in (or refused). The service checks `state` against the sign-in this browser started (once: a replayed callback is refused), exchanges the code with the PKCE verifier, verifies the ID token (signature, issuer, audience, `nonce`) and redirects to the app with the outcome. Providers may add parameters of their own, which are accepted and ignored.
+         * @description The identity provider sends the browser here after the user signed in (or refused). The service checks `state` against the sign-in this browser started (once: a replayed callback is refused; a callback without the sign-in's `finance_sso` cookie, or with another, is refused with `invalid_state` and leaves the sign-in to the browser that started it), exchanges the code with the PKCE verifier, verifies the ID token (signature, issuer, audience, `nonce`) and redirects to the app with the outcome. Providers may add parameters of their own, which are accepted and ignored.
          */
         get: operations["finishMobileSso"];
         put?: never;
@@ -1243,7 +1256,7 @@ export interface components {
             /** @description Seconds until the window resets. */
             reset_in_seconds: number;
         };
-        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431) and `internal_error` (500). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
+        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500) and `server_busy` (503). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
         Error: {
             /** @description Machine-readable error code (see the list above). */
             error: string;
@@ -2947,6 +2960,27 @@ export interface components {
                  *         "current": 61,
                  *         "reset_in_seconds": 1260
                  *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The server is busy: every password hash this process may run at once (`PASSWORD_HASH_CONCURRENCY`) stayed taken for as long as a sign-in waits (`PASSWORD_HASH_WAIT_MS`). The password was not checked and the attempt does not count against the sign-in limits. Wait for `Retry-After` seconds. */
+        ServerBusy: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "server_busy",
+                 *       "message": "The server is busy. Try again in 2 seconds.",
+                 *       "errors": [
+                 *         {
+                 *           "message": "The server is busy. Try again in 2 seconds."
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -7639,6 +7673,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServerBusy"];
             default: components["responses"]["UnexpectedError"];
         };
     };
@@ -7828,6 +7863,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServerBusy"];
             default: components["responses"]["UnexpectedError"];
         };
     };

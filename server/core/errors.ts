@@ -25,7 +25,9 @@ export type ErrorKind =
   /** The input is readable but breaks a rule. */
   | 'invalid'
   /** A counter of the caller is spent. */
-  | 'rate_limited';
+  | 'rate_limited'
+  /** The server has no room for the work right now; the same request may succeed shortly. */
+  | 'busy';
 
 /** An error the client caused or must know about, with its machine code and the problems found. */
 export class DomainError extends Error {
@@ -114,6 +116,14 @@ export class RateLimited extends DomainError {
     super('rate_limited', 'rate_limit_exceeded', message, [{ message }], {
       details: { limit, current, reset_in_seconds: resetInSeconds },
     });
+  }
+}
+
+/** Work that holds scarce resources (password hashes) found no free slot in time: not the caller's fault. */
+export class ServerBusy extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    const message = `The server is busy. Try again in ${retryAfterSeconds} seconds.`;
+    super('busy', 'server_busy', message);
   }
 }
 

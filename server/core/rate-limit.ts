@@ -15,30 +15,34 @@ export interface WindowCounter {
 
 /**
  * Adds points to fixed-window counters: a new window starts once the previous one has expired.
- * Takes `valuesSql` (rows of key, points, expire) and then the window length twice; returns the
- * counters (key, points, expire as text). For statements that count as part of other work.
+ * Takes `valuesSql` (rows of key, points, expire) and then the time of counting (epoch
+ * milliseconds) twice; returns the counters (key, points, expire as text). For statements that
+ * count as part of other work.
  */
 export function counterUpsert(valuesSql: string): string {
   return `insert into rate_limits (key, points, expire) ${valuesSql}
     on conflict (key) do update set
-      points = case when rate_limits.expire <= excluded.expire - ? then excluded.points
-        else rate_limits.points + excluded.points end,
-      expire = case when rate_limits.expire <= excluded.expire - ? then excluded.expire else rate_limits.expire end
+      points = case when rate_limits.expire <= ? then excluded.points else rate_limits.points + excluded.points end,
+      expire = case when rate_limits.expire <= ? then excluded.expire else rate_limits.expire end
     returning key, points, expire::text as expire`;
 }
 
 /**
- * Counts one point on each of `keys` in one statement. Run inside the caller's transaction, a
- * refused or failed write takes its count back with it, and concurrent requests queue on the
- * counter row, so a limit holds exactly.
+ * Counts one point on each counter, each in a window of its own length, in one statement. Run
+ * inside the caller's transaction, a refused or failed write takes its count back with it, and
+ * concurrent requests queue on the counter rows (taken in key order, so two statements sharing
+ * counters never wait for each other crosswise), so a limit holds exactly.
  */
-export function countOnePoint(run: Sql, keys: string[], windowMs: number, now: number): Promise<WindowCounter[]> {
-  return run<WindowCounter>(counterUpsert('select key, 1, ?::bigint from unnest(?::text[]) as key'), [
-    now + windowMs,
-    keys,
-    windowMs,
-    windowMs,
-  ]);
+export function countOnePoint(
+  run: Sql,
+  counters: readonly { key: string; windowMs: number }[],
+  now: number,
+): Promise<WindowCounter[]> {
+  const ordered = [...counters].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return run<WindowCounter>(
+    counterUpsert('select key, 1, ?::bigint + window_ms from unnest(?::text[], ?::bigint[]) as c(key, window_ms)'),
+    [now, ordered.map((counter) => counter.key), ordered.map((counter) => counter.windowMs), now, now],
+  );
 }
 
 /** Whole seconds until a counter's window ends (at least 1: a client must wait before trying again). */
@@ -61,7 +65,7 @@ export function refuseBeyond(
 /**
  * Takes back one point of each counter, only within the window it was counted in (a counter that
  * started over owes it nothing): an attempt that turned out not to count, such as a sign-in with
- * the right password.
+ * the right password or one refused by another limit.
  */
 export async function giveOnePointBack(run: Sql, counters: WindowCounter[]): Promise<void> {
   await run(

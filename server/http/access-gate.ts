@@ -120,7 +120,7 @@ export function createAccessGate(
     const addressBatch = perAddress > 0 && !address ? ledger.reserve(addressKey, perAddress, now) : 0;
     if (addressBatch) {
       ctes.push(`address as (${counterUpsert('values (?, ?::int, ?::bigint)')})`);
-      params.push(addressKey, addressBatch, now + windowMs, windowMs, windowMs);
+      params.push(addressKey, addressBatch, now + windowMs, now, now);
     }
     const cacheKey = lookup && `${lookup.kind}:${lookup.digest}`;
     let credential = cacheKey ? credentials?.get(cacheKey, now) : undefined;
@@ -134,12 +134,12 @@ export function createAccessGate(
       if (perCredential > 0) {
         credentialBatch = 1;
         ctes.push(`credential_count as (${counterUpsert(`select counter_key, 1, ?::bigint from credential`)})`);
-        params.push(now + windowMs, windowMs, windowMs);
+        params.push(now + windowMs, now, now);
       }
     } else if (credential && perCredential > 0 && !counted) {
       credentialBatch = ledger.reserve(credential.counter_key, perCredential, now);
       ctes.push(`credential_count as (${counterUpsert('values (?, ?::int, ?::bigint)')})`);
-      params.push(credential.counter_key, credentialBatch, now + windowMs, windowMs, windowMs);
+      params.push(credential.counter_key, credentialBatch, now + windowMs, now, now);
     }
     if (ctes.length) {
       const pick = (name: string) =>

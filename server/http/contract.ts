@@ -44,7 +44,7 @@ export interface HandlerInput<K extends OperationId> {
   query: QueryParams<K>;
   cookies: CookieParams<K>;
   body: RequestBody<K>;
-  /** The client's address (the proxy's view of it only with TRUST_PROXY). */
+  /** The client's address (http/client-address.ts: the socket's peer, or as our proxies report it). */
   address: string;
   /** The caller; none for the public operations. */
   principal: K extends PublicOperation ? undefined : Principal;

@@ -2,6 +2,7 @@ import {
   DomainError,
   MAX_ERROR_ENTRIES,
   RateLimited,
+  ServerBusy,
   Unauthorized,
   summary,
   type ErrorDetail,
@@ -30,6 +31,7 @@ const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   invalid: 422,
   rate_limited: 429,
+  busy: 503,
 };
 
 /**
@@ -100,6 +102,8 @@ export function errorResponse(error: DomainError | HttpError): {
       ...rateLimitHeaders(error.limit, 0, error.resetInSeconds),
       'Retry-After': String(error.resetInSeconds),
     };
+  } else if (error instanceof ServerBusy) {
+    headers = { 'Retry-After': String(error.retryAfterSeconds) };
   } else if (error instanceof Unauthorized) {
     headers = { 'WWW-Authenticate': 'Bearer, ApiKey' };
   }

@@ -4,7 +4,10 @@ import type { Logger } from 'pino';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-/** Gives each request an id (the caller's X-Request-Id when sane), a child logger, and one access-log line. */
+/**
+ * Gives each request an id (the caller's X-Request-Id when sane), a child logger, and one access-log
+ * line with the client address (http/client-address.ts): who a refusal or a flood came from.
+ */
 export function requestLog(logger: Logger): Middleware {
   return async (ctx, next) => {
     const offered = ctx.get('x-request-id');
@@ -25,6 +28,7 @@ export function requestLog(logger: Logger): Middleware {
           {
             method: ctx.method,
             path: ctx.path,
+            address: ctx.ip,
             status: ctx.status,
             ms: Math.round((performance.now() - started) * 10) / 10,
           },

@@ -572,12 +572,16 @@ describe('mobile single sign-on', () => {
     it.each([
       ['without the flow cookie', undefined],
       ['with another browser cookie', 'w'.repeat(43)],
-    ])('a callback %s: invalid_state', async (_, cookie) => {
+    ])('a callback %s: invalid_state, and the flow stays for the browser that started it', async (_, cookie) => {
       const started = await sso.start();
       const callback = await provider.signIn(started.location, newIdentity().sub);
       const codesBefore = await server.query('select digest from sso_codes');
-      expectFailure(appRedirect(await sso.finish(callback, cookie)), 'invalid_state');
+      const refused = appRedirect(await sso.finish(callback, cookie));
+      expectFailure(refused, 'invalid_state');
+      expect(refused.get('message')).toMatch(/started in another browser/);
       expect(await server.query('select digest from sso_codes')).toHaveLength(codesBefore.length);
+      // The stray callback did not use the sign-in up: the real browser's callback still finishes it.
+      expect(appRedirect(await sso.finish(callback, started.cookie)).get('status')).toBe('account_not_linked');
     });
 
     it('the user denies at the provider: sso_failed', async () => {
@@ -609,9 +613,16 @@ describe('mobile single sign-on under concurrency (rule 4)', () => {
   let sso: ReturnType<typeof flows>;
 
   beforeAll(async () => {
-    // The failed sign-in limits count attempts while they are in flight (before the password is
-    // checked), so 50 parallel right-password links would hit the default 10 per email: off here.
-    server = await appServer({ loginFailuresPerEmail: 0, loginFailuresPerAddress: 0 });
+    // The sign-in limits count attempts while they are in flight (before the password is checked),
+    // so 50 parallel right-password links from one address would hit them: off here, and room for
+    // each to wait for a password hash however busy the machine is.
+    server = await appServer({
+      loginAttemptsPerAddress: 0,
+      loginFailuresPerAddress: 0,
+      loginFailuresPerEmailAndAddress: 0,
+      loginFailuresPerEmail: 0,
+      passwordHashWaitMs: 60_000,
+    });
     sso = flows(server);
   });
   afterAll(() => server?.close());

@@ -8,7 +8,7 @@ import { sqlOn } from '../../server/core/sql.ts';
 import { createHttpServer } from '../../server/http/http-server.ts';
 import { ContractClient } from '../support/contract-client.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
-import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
+import { BEHIND_A_PROXY, startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
 
 describe('rate limits with the default settings', () => {
   let server: TestServer;
@@ -93,6 +93,26 @@ describe('rate limits when spent', () => {
     expect(anonymous.status).toBe(429);
     const fresh = await createHousehold(server);
     expect((await server.api.call('listTags', { key: fresh.readKey })).status).toBe(429);
+  });
+});
+
+describe.each(BEHIND_A_PROXY)('the per-address limit behind a proxy, %s', (_, trustProxy) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ trustProxy, rateLimitPerAddress: 5, rateLimitWindowSeconds: 600 });
+  });
+  afterAll(() => server?.close());
+
+  const from = (forged: string, seenByProxy: string) => ({ 'x-forwarded-for': `${forged}, ${seenByProxy}` });
+
+  it('counts the address the proxy saw, not the left-most entry the client wrote', async () => {
+    const statuses = [];
+    for (let i = 0; i < 7; i++) {
+      statuses.push((await server.api.call('listTags', { headers: from(`203.0.113.${i}`, '198.51.100.7') })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    // Another client behind the same proxy has a counter of its own.
+    expect((await server.api.call('listTags', { headers: from('198.51.100.7', '198.51.100.8') })).status).toBe(401);
   });
 });
 

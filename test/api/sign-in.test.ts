@@ -4,7 +4,7 @@ import { digestSecret } from '../../server/auth/secret-token.ts';
 import { totpCode } from '../../server/auth/totp.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { bearer, device, login } from '../support/sign-in.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { BEHIND_A_PROXY, startTestServer, type TestServer } from '../support/test-server.ts';
 
 const INVALID_LOGIN = { error: 'unauthorized', message: 'Invalid email or password' };
 
@@ -12,8 +12,15 @@ let server: TestServer;
 let household: TestHousehold;
 
 beforeAll(async () => {
-  // Sign-in limits high enough that only the limit tests below meet them.
-  server = await startTestServer({ loginFailuresPerEmail: 1000, loginFailuresPerAddress: 1000 });
+  // Sign-in limits high enough that only the limit tests below meet them, and room for the
+  // concurrent sign-ins below to wait for a password hash however busy the machine is.
+  server = await startTestServer({
+    loginAttemptsPerAddress: 0,
+    loginFailuresPerEmailAndAddress: 1000,
+    loginFailuresPerEmail: 1000,
+    loginFailuresPerAddress: 1000,
+    passwordHashWaitMs: 60_000,
+  });
   household = await createHousehold(server);
 });
 afterAll(() => server?.close());
@@ -107,7 +114,7 @@ describe('login', () => {
     expect(devices).toHaveLength(1);
   });
 
-  it('keeps the last of 20 concurrent sign-ins on one device, and only that one', async () => {
+  it('keeps the last of 20 concurrent sign-ins on one device, and only that one', { timeout: 120_000 }, async () => {
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => login(server, household.email, { device: device('busy') })),
     );
@@ -195,7 +202,8 @@ describe('second factor', () => {
     expect((await login(server, user.email, { otp_code: totpCode(secret, server.time.now()) })).status).toBe(200);
   });
 
-  it('lets exactly one of 20 concurrent sign-ins with one code through', async () => {
+  // 20 password hashes, a few at a time (PASSWORD_HASH_CONCURRENCY): slow on a busy machine.
+  it('lets exactly one of 20 concurrent sign-ins with one code through', { timeout: 120_000 }, async () => {
     server.time.advance(600_000);
     const code = totpCode(secret, server.time.now());
     const responses = await Promise.all(
@@ -360,13 +368,18 @@ describe('bearer tokens', () => {
 describe('failed sign-in limits', () => {
   let limited: TestServer;
   beforeAll(async () => {
-    limited = await startTestServer({ loginFailuresPerEmail: 3, loginFailuresPerAddress: 6 });
+    limited = await startTestServer({
+      loginAttemptsPerAddress: 0,
+      loginFailuresPerEmailAndAddress: 3,
+      loginFailuresPerAddress: 6,
+      passwordHashWaitMs: 60_000,
+    });
   });
   afterAll(() => limited?.close());
   // Every test here signs in from 127.0.0.1: each starts with the address's count at zero.
   beforeEach(() => limited.query("delete from rate_limits where key like 'sign_in:%'"));
 
-  it('stops guessing on one email after the limit, the right password included, and says when to retry', async () => {
+  it('stops guessing on one email from one address, the right password included, and says when to retry', async () => {
     const target = await createHousehold(limited);
     for (let i = 0; i < 3; i++) expect((await login(limited, target.email, { password: 'guess' })).status).toBe(401);
     const refused = await login(limited, target.email);
@@ -415,4 +428,144 @@ describe('failed sign-in limits', () => {
     for (let i = 0; i < 3; i++) expect((await login(limited, target.email, { otp_code: wrong })).status).toBe(401);
     expect((await login(limited, target.email, { otp_code: totpCode(secret, Date.now()) })).status).toBe(429);
   });
+});
+
+describe.each(BEHIND_A_PROXY)('failed sign-in limits behind a proxy, %s', (_, trustProxy) => {
+  let proxied: TestServer;
+  beforeAll(async () => {
+    proxied = await startTestServer({ trustProxy, loginFailuresPerAddress: 3 });
+  });
+  afterAll(() => proxied?.close());
+
+  it('count the address the proxy saw, whatever the client wrote on the left', async () => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++) {
+      const headers = { 'x-forwarded-for': `203.0.113.${i}, 198.51.100.7` };
+      statuses.push((await login(proxied, `stuffing-${i}@example.test`, { headers })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+  });
+});
+
+describe('sign-in limits that a stranger cannot turn against the owner (issue 27, item 6)', () => {
+  let guarded: TestServer;
+  beforeAll(async () => {
+    guarded = await startTestServer({
+      trustProxy: { kind: 'hops', hops: 1 },
+      loginFailuresPerEmailAndAddress: 10,
+      loginFailuresPerEmail: 15,
+      loginFailuresPerAddress: 1000,
+      loginAttemptsPerAddress: 0,
+      passwordHashWaitMs: 60_000,
+    });
+  });
+  afterAll(() => guarded?.close());
+  afterEach(() => guarded.time.reset());
+
+  /** A request as our proxy (the test client's socket) forwards it from `address`. */
+  const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+
+  it("locks a stranger's 20 wrong passwords out at his address only: the owner signs in from hers", async () => {
+    const owner = await createHousehold(guarded);
+    const stranger = [];
+    for (let i = 0; i < 20; i++) {
+      stranger.push((await login(guarded, owner.email, { password: `guess ${i}`, ...from('203.0.113.66') })).status);
+    }
+    expect(stranger).toEqual([...Array(10).fill(401), ...Array(10).fill(429)]);
+    // Refused guesses did not count against the email's limit of 15, so its counter stands at 10.
+    expect((await login(guarded, owner.email, from('198.51.100.20'))).status).toBe(200);
+    expect((await login(guarded, owner.email, { password: 'guess', ...from('198.51.100.20') })).status).toBe(401);
+    // The stranger's address stays locked, the right password included.
+    expect((await login(guarded, owner.email, from('203.0.113.66'))).status).toBe(429);
+  });
+
+  it('does not count refused attempts: a locked counter stays at its limit', async () => {
+    const target = await createHousehold(guarded);
+    const currents = [];
+    for (let i = 0; i < 14; i++) {
+      const response = await login(guarded, target.email, { password: 'guess', ...from('203.0.113.70') });
+      if (response.status === 429) currents.push(response.body.details.current);
+    }
+    // 10 failures counted; each refusal finds the counter at 10 and adds nothing.
+    expect(currents).toEqual([11, 11, 11, 11]);
+  });
+
+  it('limits attempts per address whatever their outcome, correct sign-ins included', async () => {
+    const attempts = await startTestServer({ trustProxy: { kind: 'hops', hops: 1 }, loginAttemptsPerAddress: 5 });
+    try {
+      const regular = await createHousehold(attempts);
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await login(attempts, regular.email, from('198.51.100.30'))).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      expect((await login(attempts, regular.email, from('198.51.100.31'))).status).toBe(200);
+      attempts.time.advance(60_000);
+      expect((await login(attempts, regular.email, from('198.51.100.30'))).status).toBe(200);
+    } finally {
+      await attempts.close();
+    }
+  });
+});
+
+describe('password hashes at once (issue 27, item 6)', () => {
+  // Concurrent sign-ins of one user count as failures while they run (login-throttle.ts): the
+  // failure limits would refuse some before the bound on hashes is met.
+  const NO_SIGN_IN_LIMITS = {
+    loginAttemptsPerAddress: 0,
+    loginFailuresPerAddress: 0,
+    loginFailuresPerEmailAndAddress: 0,
+    loginFailuresPerEmail: 0,
+  };
+
+  it('lets 24 concurrent correct sign-ins through a small bound, none a 500', { timeout: 120_000 }, async () => {
+    const bounded = await startTestServer({ ...NO_SIGN_IN_LIMITS, passwordHashConcurrency: 2 });
+    try {
+      const owner = await createHousehold(bounded);
+      const responses = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => login(bounded, owner.email, { device: device(`bound-${i}`) })),
+      );
+      for (const response of responses) expect([200, 503]).toContain(response.status);
+      expect(responses.filter((response) => response.status === 200).length).toBeGreaterThan(0);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it(
+    'refuses what finds no free hash with 503 and Retry-After, and does not count it as an attempt',
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const busy = await startTestServer({
+        ...NO_SIGN_IN_LIMITS,
+        loginAttemptsPerAddress: 24,
+        passwordHashConcurrency: 1,
+        passwordHashWaitMs: 0,
+      });
+      try {
+        const owner = await createHousehold(busy);
+        const responses = await Promise.all(
+          Array.from({ length: 24 }, (_, i) => login(busy, owner.email, { device: device(`busy-${i}`) })),
+        );
+        const refused = responses.filter((response) => response.status === 503);
+        const signedIn = responses.filter((response) => response.status === 200);
+        expect(signedIn.length + refused.length).toBe(24);
+        expect(signedIn.length).toBeGreaterThan(0);
+        expect(refused.length).toBeGreaterThan(0);
+        for (const response of refused) {
+          expect(response.body).toEqual({
+            error: 'server_busy',
+            message: 'The server is busy. Try again in 1 seconds.',
+            errors: [{ message: 'The server is busy. Try again in 1 seconds.' }],
+          });
+          expect(response.headers.get('retry-after')).toBe('1');
+        }
+        // The refused ones gave their attempt back: exactly that many more sign-ins fit in the 24.
+        for (let i = 0; i < refused.length; i++) expect((await login(busy, owner.email)).status).toBe(200);
+        expect((await login(busy, owner.email)).status).toBe(429);
+      } finally {
+        await busy.close();
+      }
+    },
+  );
 });

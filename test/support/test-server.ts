@@ -16,6 +16,15 @@ import { ContractClient } from './contract-client.ts';
 
 const TEMPLATE_DATABASE = 'finance_test_template';
 
+/**
+ * The two kinds of TRUST_PROXY with the test client's socket (127.0.0.1) as the proxy in front of the
+ * app: a test's `X-Forwarded-For: <client's own words>, <address the proxy saw>` then comes from it.
+ */
+export const BEHIND_A_PROXY = [
+  ['TRUST_PROXY=true (one hop)', { kind: 'hops', hops: 1 }],
+  ['TRUST_PROXY listing the proxy', { kind: 'list', proxies: [{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }] }],
+] as const;
+
 /** The JSON limit tests run with: above the CSV limit, as in production. */
 export const TEST_JSON_LIMIT = CSV_CONTENT_LIMIT + 2 * 1024 * 1024;
 

@@ -1,19 +1,25 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 
 const provider = { name: 'keycloak', issuer: 'https://sso.example.com/realms/home', client_id: 'finance' };
 
 describe('sign-in settings', () => {
-  it('defaults: no providers, the app scheme, the local public URL, USD, the failed sign-in limits', () => {
+  it('defaults: no providers, the app scheme, the local public URL, USD, the sign-in limits', () => {
     const config = loadConfig({ PORT: '4000' });
     expect(config).toMatchObject({
       ssoProviders: [],
       mobileAppRedirectUrl: 'financeapp://oauth/callback',
       publicUrl: 'http://localhost:4000',
       defaultCurrency: 'USD',
+      loginAttemptsPerAddress: 30,
+      loginAttemptWindowSeconds: 60,
       loginFailuresPerAddress: 50,
-      loginFailuresPerEmail: 10,
+      loginFailuresPerEmailAndAddress: 10,
+      loginFailuresPerEmail: 100,
       loginFailureWindowSeconds: 900,
+      passwordHashConcurrency: availableParallelism(),
+      passwordHashWaitMs: 2000,
       mfaEncryptionKey: undefined,
     });
   });
