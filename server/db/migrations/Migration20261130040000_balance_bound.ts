@@ -1,0 +1,177 @@
+import { Migration } from '@mikro-orm/migrations';
+import { BALANCE_BOUND_STATE, BOUNDS } from '../../core/money/bounds.ts';
+
+/**
+ * The balance bound (docs/money.md#the-balance-bound): an account's reach, what its entries and
+ * holdings can add up to in its currency, stays within BOUNDS.balance, so no balance, day's flow or
+ * holding value the account sync derives can overflow its `numeric(19,4)` column, whatever the
+ * dates, valuations and rates. Every write that can raise a reach (entries, trades, prices, rates)
+ * checks it in a trigger, after the triggers that lock the accounts it marks, and a refusal is the
+ * error BALANCE_BOUND_STATE naming the account. The sizes of the entries are kept per account and
+ * currency (`account_entry_totals`), so the check of a write reads a few rows, not the account's
+ * entries.
+ */
+export class Migration20261130040000_balance_bound extends Migration {
+  override async up(): Promise<void> {
+    // Entries booked at their own rate count in the account's currency at that rate, as the sync
+    // converts them; the others in their own currency, converted when the reach is read.
+    this.addSql(`
+      create table account_entry_totals (
+        account_id uuid not null references accounts (id) on delete cascade,
+        currency char(3) not null,
+        amount numeric not null,
+        entries bigint not null,
+        primary key (account_id, currency)
+      )`);
+    this.addSql(`
+      create function entry_total_part(entry_amount numeric, entry_currency bpchar, entry_rate numeric,
+                                       account_currency bpchar)
+        returns table (currency bpchar, amount numeric) language sql immutable parallel safe as $$
+        select case when entry_rate is null or entry_currency = account_currency then entry_currency
+                    else account_currency end,
+               abs(case when entry_rate is null or entry_currency = account_currency then entry_amount
+                        else round_half_even(entry_amount * entry_rate, currency_minor_digits(account_currency)) end)
+      $$`);
+    // The highest rate a conversion from one currency into another can use on any date: the
+    // largest stored rate of the pair, or 1/rate of the inverse pair (exchange_rate_on()'s sources).
+    this.addSql(`
+      create function highest_rate(family uuid, from_code bpchar, to_code bpchar) returns numeric
+        language sql stable parallel safe as $$
+        select case when from_code = to_code then 1::numeric else greatest(
+          (select max(r.rate) from exchange_rates r
+            where r.family_id = family and r.from_currency = from_code and r.to_currency = to_code),
+          (select max(1 / r.rate) from exchange_rates r
+            where r.family_id = family and r.from_currency = to_code and r.to_currency = from_code)) end
+      $$`);
+    // The reach: |opening balance| + each entry's size converted at the highest rate (plus one minor
+    // unit for its rounding) + each security's most units held at its highest price, converted at
+    // the highest rate but never below its own currency's value (the holdings row keeps that).
+    // Amounts without any rate are left out of every balance, so out of the reach too.
+    this.addSql(`
+      create function account_reach(account uuid) returns numeric language sql stable as $$
+        select abs(a.opening_balance)
+          + coalesce((
+              select sum(t.amount * highest_rate(a.family_id, t.currency, a.currency)
+                         + case when t.currency = a.currency then 0 else t.entries * unit.minor end)
+                from account_entry_totals t where t.account_id = a.id), 0)
+          + coalesce((
+              select sum(h.units * q.value + unit.minor)
+                from (select r.security_id, max(abs(r.held)) as units
+                        from (select t.security_id, sum(t.qty) over (partition by t.security_id order by e.date, e.id) as held
+                                from entries e join trades t on t.id = e.entryable_id
+                               where e.account_id = a.id and e.entryable_type = 'Trade') r
+                       group by r.security_id) h
+                cross join lateral (
+                  select max(p.price * greatest(1, coalesce(highest_rate(a.family_id, p.currency, a.currency), 0))) as value
+                    from (select max(t.price) as price, t.currency from entries e join trades t on t.id = e.entryable_id
+                           where e.account_id = a.id and e.entryable_type = 'Trade' and t.security_id = h.security_id
+                           group by t.currency
+                          union all
+                          select max(sp.price), sp.currency::bpchar from security_prices sp
+                           where sp.security_id = h.security_id and (sp.family_id is null or sp.family_id = a.family_id)
+                           group by sp.currency) p) q), 0)
+          from accounts a, lateral (select power(10::numeric, -currency_minor_digits(a.currency)) as minor) unit
+         where a.id = account
+      $$`);
+    // Locks the accounts (in id order, the lock order) so that a concurrent write is seen, then
+    // refuses the first one beyond the bound, naming it.
+    this.addSql(`
+      create function check_balance_bound(ids uuid[]) returns void language plpgsql as $$
+      declare
+        refused text;
+      begin
+        if coalesce(cardinality(ids), 0) = 0 then return; end if;
+        perform 1 from accounts where id = any(ids) order by id for update;
+        select a.name into refused from accounts a
+         where a.id = any(ids) and account_reach(a.id) > ${BOUNDS.balance} order by a.id limit 1;
+        if refused is not null then
+          raise exception 'the entries and holdings of an account would exceed the balance bound'
+            using errcode = '${BALANCE_BOUND_STATE}', detail = refused;
+        end if;
+      end $$`);
+    // Only a write that adds or changes an entry can raise a reach; a removal can too through the
+    // holdings (a sale gone), so trades are checked then as well.
+    this.addSql(`
+      create function entries_within_bound() returns trigger language plpgsql as $$
+      declare
+        changes jsonb;
+      begin
+        if TG_OP = 'INSERT' then
+          changes := (select jsonb_agg(to_jsonb(e) || '{"sign": 1}') from added e);
+        elsif TG_OP = 'DELETE' then
+          changes := (select jsonb_agg(to_jsonb(e) || '{"sign": -1}') from removed e);
+        else
+          changes := (
+            select jsonb_agg(side.change) from removed o join added n on n.id = o.id,
+                   lateral (values (to_jsonb(o) || '{"sign": -1}'), (to_jsonb(n) || '{"sign": 1}')) side (change)
+             where (o.account_id, o.amount, o.currency, o.exchange_rate, o.date)
+                   is distinct from (n.account_id, n.amount, n.currency, n.exchange_rate, n.date));
+        end if;
+        if changes is null then return null; end if;
+        insert into account_entry_totals as t (account_id, currency, amount, entries)
+          select c.account_id, p.currency, sum(c.sign * p.amount), sum(c.sign)
+            from jsonb_to_recordset(changes) as c(account_id uuid, amount numeric, currency bpchar, exchange_rate numeric, sign int)
+            join accounts a on a.id = c.account_id
+            cross join lateral entry_total_part(c.amount, c.currency, c.exchange_rate, a.currency) p
+           group by c.account_id, p.currency
+        on conflict (account_id, currency) do update
+          set amount = t.amount + excluded.amount, entries = t.entries + excluded.entries;
+        perform check_balance_bound(array(
+          select distinct c.account_id from jsonb_to_recordset(changes) as c(account_id uuid, entryable_type text, sign int)
+           where c.sign = 1 or c.entryable_type = 'Trade'));
+        return null;
+      end $$`);
+    // Named to fire after entries_stale_on_*, which locks the accounts of the rows (imports rely on it).
+    this.addSql(`create trigger entries_within_bound_on_insert after insert on entries
+      referencing new table as added for each statement execute function entries_within_bound()`);
+    this.addSql(`create trigger entries_within_bound_on_delete after delete on entries
+      referencing old table as removed for each statement execute function entries_within_bound()`);
+    this.addSql(`create trigger entries_within_bound_on_update after update on entries
+      referencing old table as removed new table as added for each statement execute function entries_within_bound()`);
+
+    // A trade's units and price make its holdings: a trade written or changed after its entry.
+    this.addSql(`
+      create function trades_within_bound() returns trigger language plpgsql as $$
+      begin
+        perform check_balance_bound(array(
+          select distinct e.account_id from changed c join entries e on e.entryable_id = c.id));
+        return null;
+      end $$`);
+    // A price values the holdings of the accounts that traded the security (every family's, for a shared price).
+    this.addSql(`
+      create function security_prices_within_bound() returns trigger language plpgsql as $$
+      begin
+        perform check_balance_bound(array(
+          select distinct e.account_id from changed c join trades t on t.security_id = c.security_id
+            join entries e on e.entryable_id = t.id and (c.family_id is null or e.family_id = c.family_id)));
+        return null;
+      end $$`);
+    // A rate converts into an account's currency what it holds in the pair's other one. Removing a
+    // rate never raises a highest rate, so deletes are not checked.
+    this.addSql(`
+      create function exchange_rates_within_bound() returns trigger language plpgsql as $$
+      begin
+        perform check_balance_bound(array(
+          select distinct a.id from changed c
+            join accounts a on a.family_id = c.family_id and a.currency in (c.from_currency, c.to_currency)
+           where exists (select 1 from account_entry_totals t where t.account_id = a.id and t.currency <> a.currency
+                           and t.currency in (c.from_currency, c.to_currency))
+              or exists (select 1 from account_entry_counts k where k.account_id = a.id and k.entryable_type = 'Trade'
+                           and k.entries > 0)));
+        return null;
+      end $$`);
+    for (const table of ['trades', 'security_prices', 'exchange_rates']) {
+      for (const event of ['insert', 'update']) {
+        this.addSql(`create trigger ${table}_within_bound_on_${event} after ${event} on ${table}
+          referencing new table as changed for each statement execute function ${table}_within_bound()`);
+      }
+    }
+
+    this.addSql(`
+      insert into account_entry_totals (account_id, currency, amount, entries)
+        select e.account_id, p.currency, sum(p.amount), count(*)
+          from entries e join accounts a on a.id = e.account_id
+          cross join lateral entry_total_part(e.amount, e.currency, e.exchange_rate, a.currency) p
+         group by e.account_id, p.currency`);
+  }
+}
