@@ -6,8 +6,8 @@ import { BALANCE_BOUND_STATE, BOUNDS } from '../../core/money/bounds.ts';
  * holdings can add up to in its currency, stays within BOUNDS.balance, so no balance, day's flow or
  * holding value the account sync derives can overflow its `numeric(19,4)` column, whatever the
  * dates, valuations and rates. Every write that can raise a reach (entries, trades, prices, rates)
- * checks it in a trigger, after the triggers that lock the accounts it marks, and a refusal is the
- * error BALANCE_BOUND_STATE naming the account. The sizes of the entries are kept per account and
+ * queues its accounts in a trigger and they are checked when it commits; a refusal is the error
+ * BALANCE_BOUND_STATE naming the account. The sizes of the entries are kept per account and
  * currency (`account_entry_totals`), so the check of a write reads a few rows, not the account's
  * entries.
  */
@@ -73,22 +73,35 @@ export class Migration20261130040000_balance_bound extends Migration {
           from accounts a, lateral (select power(10::numeric, -currency_minor_digits(a.currency)) as minor) unit
          where a.id = account
       $$`);
-    // Locks the accounts (in id order, the lock order) so that a concurrent write is seen, then
-    // refuses the first one beyond the bound, naming it.
+    // The check runs when the write commits, once per account however many statements the write
+    // has, on its final state and after the write's own more specific checks (a sale beyond what is
+    // held, a row's precision) have spoken: a deferred constraint trigger on a row per account that
+    // no other transaction sees. Queueing locks the accounts first (id order, the lock order), so
+    // the check sees every write before it and none can slip in after it.
+    this.addSql(`create table balance_bound_pending (account_id uuid primary key)`);
     this.addSql(`
-      create function check_balance_bound(ids uuid[]) returns void language plpgsql as $$
-      declare
-        refused text;
+      create function queue_balance_bound(ids uuid[]) returns void language plpgsql as $$
       begin
         if coalesce(cardinality(ids), 0) = 0 then return; end if;
         perform 1 from accounts where id = any(ids) order by id for update;
-        select a.name into refused from accounts a
-         where a.id = any(ids) and account_reach(a.id) > ${BOUNDS.balance} order by a.id limit 1;
+        insert into balance_bound_pending (account_id) select distinct id from unnest(ids) as i(id) order by id
+        on conflict do nothing;
+      end $$`);
+    this.addSql(`
+      create function balance_bound_checked() returns trigger language plpgsql as $$
+      declare
+        refused text;
+      begin
+        delete from balance_bound_pending where account_id = new.account_id;
+        select a.name into refused from accounts a where a.id = new.account_id and account_reach(a.id) > ${BOUNDS.balance};
         if refused is not null then
           raise exception 'the entries and holdings of an account would exceed the balance bound'
             using errcode = '${BALANCE_BOUND_STATE}', detail = refused;
         end if;
+        return null;
       end $$`);
+    this.addSql(`create constraint trigger balance_bound_at_commit after insert on balance_bound_pending
+      deferrable initially deferred for each row execute function balance_bound_checked()`);
     // Only a write that adds or changes an entry can raise a reach; a removal can too through the
     // holdings (a sale gone), so trades are checked then as well.
     this.addSql(`
@@ -116,7 +129,7 @@ export class Migration20261130040000_balance_bound extends Migration {
            group by c.account_id, p.currency
         on conflict (account_id, currency) do update
           set amount = t.amount + excluded.amount, entries = t.entries + excluded.entries;
-        perform check_balance_bound(array(
+        perform queue_balance_bound(array(
           select distinct c.account_id from jsonb_to_recordset(changes) as c(account_id uuid, entryable_type text, sign int)
            where c.sign = 1 or c.entryable_type = 'Trade'));
         return null;
@@ -133,7 +146,7 @@ export class Migration20261130040000_balance_bound extends Migration {
     this.addSql(`
       create function trades_within_bound() returns trigger language plpgsql as $$
       begin
-        perform check_balance_bound(array(
+        perform queue_balance_bound(array(
           select distinct e.account_id from changed c join entries e on e.entryable_id = c.id));
         return null;
       end $$`);
@@ -141,7 +154,7 @@ export class Migration20261130040000_balance_bound extends Migration {
     this.addSql(`
       create function security_prices_within_bound() returns trigger language plpgsql as $$
       begin
-        perform check_balance_bound(array(
+        perform queue_balance_bound(array(
           select distinct e.account_id from changed c join trades t on t.security_id = c.security_id
             join entries e on e.entryable_id = t.id and (c.family_id is null or e.family_id = c.family_id)));
         return null;
@@ -151,7 +164,7 @@ export class Migration20261130040000_balance_bound extends Migration {
     this.addSql(`
       create function exchange_rates_within_bound() returns trigger language plpgsql as $$
       begin
-        perform check_balance_bound(array(
+        perform queue_balance_bound(array(
           select distinct a.id from changed c
             join accounts a on a.family_id = c.family_id and a.currency in (c.from_currency, c.to_currency)
            where exists (select 1 from account_entry_totals t where t.account_id = a.id and t.currency <> a.currency
