@@ -13,6 +13,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { createAccount } from '../server/accounts/account.service.ts';
 import { openOrm } from '../server/db/orm.ts';
+import { createTrade } from '../server/trades/trade.service.ts';
 import { createTransaction } from '../server/transactions/transaction.service.ts';
 import { insertTransactions } from '../server/transactions/transaction.bulk-insert.ts';
 import { createUserWithFamily } from '../server/users/user.service.ts';
@@ -26,6 +27,8 @@ const TRADES = 10_000;
 const SECURITIES = 20;
 const ROUNDS = 4;
 const CREATES = 250;
+/** Trades recompute the holdings' part of the reach: fewer of them. */
+const TRADE_CREATES = 50;
 const CHUNK = 10_000;
 
 /** The triggers of the bound on entries and trades (prices and rates are not measured here). */
@@ -91,6 +94,20 @@ async function main() {
       }
       return (performance.now() - started) / CREATES;
     };
+    const trades = async () => {
+      const started = performance.now();
+      for (let i = 0; i < TRADE_CREATES; i++) {
+        await createTrade(orm.em.fork(), family.id, {
+          account_id: brokerage,
+          date: '2025-06-01',
+          type: 'buy',
+          qty: 1,
+          price: 100,
+          ticker: 'BOUND0',
+        });
+      }
+      return (performance.now() - started) / TRADE_CREATES;
+    };
     // One import chunk: 10,000 transactions in one statement, rolled back.
     const chunk = async () => {
       const started = performance.now();
@@ -115,15 +132,16 @@ async function main() {
       return performance.now() - started;
     };
 
-    const measured = { on: { checking: [] as number[], brokerage: [] as number[], chunk: [] as number[] }, off: { checking: [] as number[], brokerage: [] as number[], chunk: [] as number[] } }; // prettier-ignore
+    const measured = { on: { checking: [] as number[], brokerage: [] as number[], trade: [] as number[], chunk: [] as number[] }, off: { checking: [] as number[], brokerage: [] as number[], trade: [] as number[], chunk: [] as number[] } }; // prettier-ignore
     for (let r = 0; r < ROUNDS; r++) {
       for (const on of r % 2 === 0 ? [true, false] : [false, true]) {
         await bound(on);
         const side = on ? measured.on : measured.off;
         side.checking.push(await creates(checking));
         side.brokerage.push(await creates(brokerage));
+        side.trade.push(await trades());
         side.chunk.push(await chunk());
-        log(`round ${r + 1}, bound ${on ? 'on' : 'off'}: create ${round(side.checking.at(-1)!)} / ${round(side.brokerage.at(-1)!)} ms, chunk ${round(side.chunk.at(-1)!, 0)} ms`); // prettier-ignore
+        log(`round ${r + 1}, bound ${on ? 'on' : 'off'}: create ${round(side.checking.at(-1)!)} / ${round(side.brokerage.at(-1)!)} ms, trade ${round(side.trade.at(-1)!)} ms, chunk ${round(side.chunk.at(-1)!, 0)} ms`); // prettier-ignore
       }
     }
     await bound(true);
@@ -131,6 +149,7 @@ async function main() {
     const rows = [
       ['create a transaction (service, no HTTP): checking with 20,000 transactions, ms', 'checking'],
       ['create a transaction (service, no HTTP): brokerage with 10,000 trades, ms', 'brokerage'],
+      ['create a trade (service, no HTTP): brokerage with 10,000 trades, ms', 'trade'],
       ['import chunk: 10,000 transactions in one statement, ms', 'chunk'],
     ] as const;
     const results = {

@@ -3,7 +3,8 @@
  * add up to, its reach, stays within BOUNDS.balance, so no figure the account sync derives from
  * them can overflow its column.
  *
- * The rule itself is SQL (`account_reach()` and the triggers of migration 20261130040000), so
+ * The rule itself is SQL (`entries_reach()`, `holdings_reach()` and the triggers of migration
+ * 20261130040000), so
  * every write of entries, trades, prices and rates is checked, whoever writes them; this module
  * turns the database's refusal into the 422 of a request or the reason of a failed import.
  */

@@ -221,6 +221,12 @@ describe('the balance bound', () => {
       } as never,
     });
     expect(more.body.errors).toEqual([{ path: '/body/trade/qty', message: refusal('Brokerage') }]);
+    // A transaction counts the holdings too: 10^13 paid + 980 x 10^12 held + a cent for rounding, so
+    // 9,999,999,999,998.99 more is the bound exactly.
+    expect((await spend(brokerage, 9999999999998.99)).status).toBe(201);
+    expect((await spend(brokerage, 0.01)).body.errors).toEqual([
+      { path: '/body/transaction/amount', message: refusal('Brokerage') },
+    ]);
   });
 });
 

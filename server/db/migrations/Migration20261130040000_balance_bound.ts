@@ -8,8 +8,9 @@ import { BALANCE_BOUND_STATE, BOUNDS } from '../../core/money/bounds.ts';
  * dates, valuations and rates. Every write that can raise a reach (entries, trades, prices, rates)
  * queues its accounts in a trigger and they are checked when it commits; a refusal is the error
  * BALANCE_BOUND_STATE naming the account. The sizes of the entries are kept per account and
- * currency (`account_entry_totals`), so the check of a write reads a few rows, not the account's
- * entries.
+ * currency (`account_entry_totals`) and the holdings' part per account (`account_holdings_reach`,
+ * recomputed when trades, prices or rates change), so checking a transaction reads a few rows, not
+ * the account's entries or trades.
  */
 export class Migration20261130040000_balance_bound extends Migration {
   override async up(): Promise<void> {
@@ -43,57 +44,102 @@ export class Migration20261130040000_balance_bound extends Migration {
           (select max(1 / r.rate) from exchange_rates r
             where r.family_id = family and r.from_currency = to_code and r.to_currency = from_code)) end
       $$`);
-    // The reach: |opening balance| + each entry's size converted at the highest rate (plus one minor
-    // unit for its rounding) + each security's most units held at its highest price, converted at
-    // the highest rate but never below its own currency's value (the holdings row keeps that).
-    // Amounts without any rate are left out of every balance, so out of the reach too.
+    // The reach is entries_reach() + holdings_reach(). The entries' part: |opening balance| + each
+    // entry's size converted at the highest rate, plus one minor unit for its rounding. Amounts
+    // without any rate are left out of every balance, so out of the reach too. (PL/pgSQL keeps the
+    // plans of its statements.)
     this.addSql(`
-      create function account_reach(account uuid) returns numeric language sql stable as $$
-        select abs(a.opening_balance)
-          + coalesce((
-              select sum(t.amount * highest_rate(a.family_id, t.currency, a.currency)
-                         + case when t.currency = a.currency then 0 else t.entries * unit.minor end)
-                from account_entry_totals t where t.account_id = a.id), 0)
-          + coalesce((
-              select sum(h.units * q.value + unit.minor)
-                from (select r.security_id, max(abs(r.held)) as units
-                        from (select t.security_id, sum(t.qty) over (partition by t.security_id order by e.date, e.id) as held
-                                from entries e join trades t on t.id = e.entryable_id
-                               where e.account_id = a.id and e.entryable_type = 'Trade') r
-                       group by r.security_id) h
-                cross join lateral (
-                  select max(p.price * greatest(1, coalesce(highest_rate(a.family_id, p.currency, a.currency), 0))) as value
-                    from (select max(t.price) as price, t.currency from entries e join trades t on t.id = e.entryable_id
-                           where e.account_id = a.id and e.entryable_type = 'Trade' and t.security_id = h.security_id
-                           group by t.currency
-                          union all
-                          select max(sp.price), sp.currency::bpchar from security_prices sp
-                           where sp.security_id = h.security_id and (sp.family_id is null or sp.family_id = a.family_id)
-                           group by sp.currency) p) q), 0)
-          from accounts a, lateral (select power(10::numeric, -currency_minor_digits(a.currency)) as minor) unit
-         where a.id = account
-      $$`);
+      create function entries_reach(account uuid) returns numeric language plpgsql stable as $$
+      declare
+        reach numeric;
+      begin
+        select abs(a.opening_balance) + coalesce(sum(t.amount * highest_rate(a.family_id, t.currency, a.currency)
+                 + case when t.currency = a.currency then 0
+                        else t.entries * power(10::numeric, -currency_minor_digits(a.currency)) end), 0)
+          into reach from accounts a left join account_entry_totals t on t.account_id = a.id
+         where a.id = account group by a.id;
+        return coalesce(reach, 0);
+      end $$`);
+    // The holdings' part: each security's most units held at any time at its highest price,
+    // converted at the highest rate but never below its own currency's value (the holdings row
+    // keeps that), plus one minor unit for its rounding.
+    this.addSql(`
+      create function holdings_reach(account uuid) returns numeric language plpgsql stable as $$
+      declare
+        a record;
+        held numeric;
+      begin
+        select id, family_id, currency, power(10::numeric, -currency_minor_digits(currency)) as minor
+          into a from accounts where id = account;
+        if not found or not exists (select 1 from account_entry_counts k
+                                     where k.account_id = account and k.entryable_type = 'Trade' and k.entries > 0) then
+          return 0;
+        end if;
+        with traded as materialized (
+          select t.security_id, t.qty, t.price, t.currency, e.date, e.id
+            from entries e join trades t on t.id = e.entryable_id
+           where e.account_id = account and e.entryable_type = 'Trade'
+        ), units as (
+          select r.security_id, max(abs(r.held)) as units
+            from (select security_id, sum(qty) over (partition by security_id order by date, id) as held from traded) r
+           group by r.security_id
+        ), quotes as (
+          select security_id, currency, max(price) as price from traded group by security_id, currency
+          union all
+          select sp.security_id, sp.currency::bpchar, max(sp.price) from security_prices sp
+           where sp.security_id in (select security_id from units) and (sp.family_id is null or sp.family_id = a.family_id)
+           group by sp.security_id, sp.currency
+        ), valued as (
+          select q.security_id,
+                 max(q.price * greatest(1, coalesce(highest_rate(a.family_id, q.currency, a.currency), 0))) as value
+            from quotes q group by q.security_id
+        )
+        select coalesce(sum(u.units * v.value + a.minor), 0) into held from units u join valued v using (security_id);
+        return held;
+      end $$`);
+    this.addSql(`
+      create table account_holdings_reach (
+        account_id uuid primary key references accounts (id) on delete cascade,
+        amount numeric not null
+      )`);
     // The check runs when the write commits, once per account however many statements the write
     // has, on its final state and after the write's own more specific checks (a sale beyond what is
     // held, a row's precision) have spoken: a deferred constraint trigger on a row per account that
-    // no other transaction sees. Queueing locks the accounts first (id order, the lock order), so
-    // the check sees every write before it and none can slip in after it.
-    this.addSql(`create table balance_bound_pending (account_id uuid primary key)`);
+    // no other transaction sees (unlogged: no row outlives its transaction). Queueing locks the
+    // accounts first (id order, the lock order), so the check sees every write before it and none
+    // can slip in after it.
+    this.addSql(`create unlogged table balance_bound_pending (
+      account_id uuid primary key,
+      holdings boolean not null
+    )`);
+    // `ids`: the accounts to check; `holdings`: those whose holdings' part changed (trades, prices, rates).
     this.addSql(`
-      create function queue_balance_bound(ids uuid[]) returns void language plpgsql as $$
+      create function queue_balance_bound(ids uuid[], holdings uuid[]) returns void language plpgsql as $$
       begin
         if coalesce(cardinality(ids), 0) = 0 then return; end if;
         perform 1 from accounts where id = any(ids) order by id for update;
-        insert into balance_bound_pending (account_id) select distinct id from unnest(ids) as i(id) order by id
-        on conflict do nothing;
+        insert into balance_bound_pending (account_id, holdings)
+          select distinct id, id = any(coalesce(holdings, '{}')) from unnest(ids) as i(id) order by id
+        on conflict (account_id) do update set holdings = balance_bound_pending.holdings or excluded.holdings;
       end $$`);
     this.addSql(`
       create function balance_bound_checked() returns trigger language plpgsql as $$
       declare
+        changed boolean;
+        held numeric;
         refused text;
       begin
-        delete from balance_bound_pending where account_id = new.account_id;
-        select a.name into refused from accounts a where a.id = new.account_id and account_reach(a.id) > ${BOUNDS.balance};
+        delete from balance_bound_pending where account_id = new.account_id returning holdings into changed;
+        if not changed then
+          select amount into held from account_holdings_reach where account_id = new.account_id;
+        end if;
+        if held is null then
+          held := holdings_reach(new.account_id);
+          insert into account_holdings_reach (account_id, amount) select id, held from accounts where id = new.account_id
+          on conflict (account_id) do update set amount = excluded.amount;
+        end if;
+        select a.name into refused from accounts a
+         where a.id = new.account_id and entries_reach(a.id) + held > ${BOUNDS.balance};
         if refused is not null then
           raise exception 'the entries and holdings of an account would exceed the balance bound'
             using errcode = '${BALANCE_BOUND_STATE}', detail = refused;
@@ -102,36 +148,48 @@ export class Migration20261130040000_balance_bound extends Migration {
       end $$`);
     this.addSql(`create constraint trigger balance_bound_at_commit after insert on balance_bound_pending
       deferrable initially deferred for each row execute function balance_bound_checked()`);
-    // Only a write that adds or changes an entry can raise a reach; a removal can too through the
-    // holdings (a sale gone), so trades are checked then as well.
+    // The sizes of entries added (sign 1) or removed (sign -1), per account and currency.
     this.addSql(`
-      create function entries_within_bound() returns trigger language plpgsql as $$
-      declare
-        changes jsonb;
-      begin
-        if TG_OP = 'INSERT' then
-          changes := (select jsonb_agg(to_jsonb(e) || '{"sign": 1}') from added e);
-        elsif TG_OP = 'DELETE' then
-          changes := (select jsonb_agg(to_jsonb(e) || '{"sign": -1}') from removed e);
-        else
-          changes := (
-            select jsonb_agg(side.change) from removed o join added n on n.id = o.id,
-                   lateral (values (to_jsonb(o) || '{"sign": -1}'), (to_jsonb(n) || '{"sign": 1}')) side (change)
-             where (o.account_id, o.amount, o.currency, o.exchange_rate, o.date)
-                   is distinct from (n.account_id, n.amount, n.currency, n.exchange_rate, n.date));
-        end if;
-        if changes is null then return null; end if;
+      create function entry_totals_change(account_ids uuid[], amounts numeric[], currencies bpchar[], rates numeric[],
+                                          signs int[]) returns void language sql as $$
         insert into account_entry_totals as t (account_id, currency, amount, entries)
           select c.account_id, p.currency, sum(c.sign * p.amount), sum(c.sign)
-            from jsonb_to_recordset(changes) as c(account_id uuid, amount numeric, currency bpchar, exchange_rate numeric, sign int)
+            from unnest(account_ids, amounts, currencies, rates, signs) as c(account_id, amount, currency, rate, sign)
             join accounts a on a.id = c.account_id
-            cross join lateral entry_total_part(c.amount, c.currency, c.exchange_rate, a.currency) p
+            cross join lateral entry_total_part(c.amount, c.currency, c.rate, a.currency) p
            group by c.account_id, p.currency
         on conflict (account_id, currency) do update
-          set amount = t.amount + excluded.amount, entries = t.entries + excluded.entries;
-        perform queue_balance_bound(array(
-          select distinct c.account_id from jsonb_to_recordset(changes) as c(account_id uuid, entryable_type text, sign int)
-           where c.sign = 1 or c.entryable_type = 'Trade'));
+          set amount = t.amount + excluded.amount, entries = t.entries + excluded.entries
+      $$`);
+    // Only a write that adds or changes an entry can raise a reach; a removal can too through the
+    // holdings (a sale gone), so removed trades are checked as well.
+    this.addSql(`
+      create function entries_within_bound() returns trigger language plpgsql as $$
+      begin
+        if TG_OP = 'INSERT' then
+          perform entry_totals_change(array_agg(account_id), array_agg(amount), array_agg(currency),
+                                      array_agg(exchange_rate), array_agg(1)) from added;
+          perform queue_balance_bound(array(select distinct account_id from added),
+                                      array(select distinct account_id from added where entryable_type = 'Trade'));
+        elsif TG_OP = 'DELETE' then
+          perform entry_totals_change(array_agg(account_id), array_agg(amount), array_agg(currency),
+                                      array_agg(exchange_rate), array_agg(-1)) from removed;
+          perform queue_balance_bound(array(select distinct account_id from removed where entryable_type = 'Trade'),
+                                      array(select distinct account_id from removed where entryable_type = 'Trade'));
+        else
+          perform entry_totals_change(array_agg(s.account_id), array_agg(s.amount), array_agg(s.currency),
+                                      array_agg(s.rate), array_agg(s.sign))
+             from removed o join added n on n.id = o.id,
+                  lateral (values (o.account_id, o.amount, o.currency, o.exchange_rate, -1),
+                                  (n.account_id, n.amount, n.currency, n.exchange_rate, 1)) s (account_id, amount, currency, rate, sign)
+            where (o.account_id, o.amount, o.currency, o.exchange_rate) is distinct from (n.account_id, n.amount, n.currency, n.exchange_rate);
+          -- A trade moved to another date can raise what was held at once.
+          perform queue_balance_bound(array_agg(distinct n.account_id),
+                                      array_agg(distinct n.account_id) filter (where n.entryable_type = 'Trade'))
+             from removed o join added n on n.id = o.id
+            where (o.account_id, o.amount, o.currency, o.exchange_rate, o.date)
+                  is distinct from (n.account_id, n.amount, n.currency, n.exchange_rate, n.date);
+        end if;
         return null;
       end $$`);
     // Named to fire after entries_stale_on_*, which locks the accounts of the rows (imports rely on it).
@@ -146,17 +204,18 @@ export class Migration20261130040000_balance_bound extends Migration {
     this.addSql(`
       create function trades_within_bound() returns trigger language plpgsql as $$
       begin
-        perform queue_balance_bound(array(
-          select distinct e.account_id from changed c join entries e on e.entryable_id = c.id));
+        perform queue_balance_bound(ids, ids) from (
+          select array(select distinct e.account_id from changed c join entries e on e.entryable_id = c.id) as ids) q;
         return null;
       end $$`);
     // A price values the holdings of the accounts that traded the security (every family's, for a shared price).
     this.addSql(`
       create function security_prices_within_bound() returns trigger language plpgsql as $$
       begin
-        perform queue_balance_bound(array(
-          select distinct e.account_id from changed c join trades t on t.security_id = c.security_id
-            join entries e on e.entryable_id = t.id and (c.family_id is null or e.family_id = c.family_id)));
+        perform queue_balance_bound(ids, ids) from (
+          select array(select distinct e.account_id from changed c join trades t on t.security_id = c.security_id
+                         join entries e on e.entryable_id = t.id and (c.family_id is null or e.family_id = c.family_id))
+                   as ids) q;
         return null;
       end $$`);
     // A rate converts into an account's currency what it holds in the pair's other one. Removing a
@@ -164,13 +223,15 @@ export class Migration20261130040000_balance_bound extends Migration {
     this.addSql(`
       create function exchange_rates_within_bound() returns trigger language plpgsql as $$
       begin
-        perform queue_balance_bound(array(
-          select distinct a.id from changed c
-            join accounts a on a.family_id = c.family_id and a.currency in (c.from_currency, c.to_currency)
-           where exists (select 1 from account_entry_totals t where t.account_id = a.id and t.currency <> a.currency
-                           and t.currency in (c.from_currency, c.to_currency))
-              or exists (select 1 from account_entry_counts k where k.account_id = a.id and k.entryable_type = 'Trade'
-                           and k.entries > 0)));
+        perform queue_balance_bound(array_agg(m.id) filter (where m.converts or m.trades),
+                                    array_agg(m.id) filter (where m.trades))
+          from (select distinct a.id,
+                       exists (select 1 from account_entry_totals t where t.account_id = a.id and t.currency <> a.currency
+                                 and t.currency in (c.from_currency, c.to_currency)) as converts,
+                       exists (select 1 from account_entry_counts k where k.account_id = a.id
+                                 and k.entryable_type = 'Trade' and k.entries > 0) as trades
+                  from changed c
+                  join accounts a on a.family_id = c.family_id and a.currency in (c.from_currency, c.to_currency)) m;
         return null;
       end $$`);
     for (const table of ['trades', 'security_prices', 'exchange_rates']) {
