@@ -231,13 +231,15 @@ describe('the balance bound', () => {
 });
 
 describe('a sync that overflows anyway (data written before the bound)', () => {
-  it('says so on the account at once instead of retrying', async () => {
+  it('says so on the account at once instead of retrying, and deleting entries brings it back', async () => {
     const account = await openAccount('Legacy');
-    await server.query('alter table entries disable trigger entries_within_bound_on_insert');
+    // As before the check existed: the sizes are kept, nothing is refused.
+    await server.query('alter table balance_bound_pending disable trigger balance_bound_at_commit');
     try {
       expect((await importExpenses(account, Array(101).fill(String(BIGGEST)))).status).toBe('complete');
     } finally {
-      await server.query('alter table entries enable trigger entries_within_bound_on_insert');
+      await server.query('alter table balance_bound_pending enable trigger balance_bound_at_commit');
+      await server.query('delete from balance_bound_pending');
     }
     await server.drainJobs();
     expect(await figures(account)).toEqual({
@@ -248,5 +250,19 @@ describe('a sync that overflows anyway (data written before the bound)', () => {
     });
     const jobs = await server.query('select 1 from graphile_worker.jobs where key = $1', [`account_sync:${account}`]);
     expect(jobs).toEqual([]);
+    // A delete is never refused, even past the bound; two bring the account back within it.
+    const [first, second] = await server.query<{ id: string }>('select id from entries where account_id = $1 limit 2', [
+      account,
+    ]);
+    for (const { id } of [first!, second!]) {
+      expect((await call('deleteTransaction', { params: { id } })).status).toBe(200);
+    }
+    await server.drainJobs();
+    expect(await figures(account)).toEqual({
+      balance: '-990000000000000.0000',
+      holdings_value: '0.0000',
+      sync_error: null,
+      stale: false,
+    });
   });
 });

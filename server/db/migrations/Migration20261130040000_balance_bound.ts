@@ -60,9 +60,10 @@ export class Migration20261130040000_balance_bound extends Migration {
          where a.id = account group by a.id;
         return coalesce(reach, 0);
       end $$`);
-    // The holdings' part: each security's most units held at any time at its highest price,
-    // converted at the highest rate but never below its own currency's value (the holdings row
-    // keeps that), plus one minor unit for its rounding.
+    // The holdings' part: every unit of a security the account traded (bought or sold: never fewer
+    // than it held at any time) at the security's highest price, converted at the highest rate but
+    // never below its own currency's value (the holdings row keeps that), plus one minor unit for
+    // its rounding. Sums and maxima without an order: no running position to compute.
     this.addSql(`
       create function holdings_reach(account uuid) returns numeric language plpgsql stable as $$
       declare
@@ -76,15 +77,14 @@ export class Migration20261130040000_balance_bound extends Migration {
           return 0;
         end if;
         with traded as materialized (
-          select t.security_id, t.qty, t.price, t.currency, e.date, e.id
+          select t.security_id, t.currency, sum(abs(t.qty)) as units, max(t.price) as price
             from entries e join trades t on t.id = e.entryable_id
            where e.account_id = account and e.entryable_type = 'Trade'
+           group by t.security_id, t.currency
         ), units as (
-          select r.security_id, max(abs(r.held)) as units
-            from (select security_id, sum(qty) over (partition by security_id order by date, id) as held from traded) r
-           group by r.security_id
+          select security_id, sum(units) as units from traded group by security_id
         ), quotes as (
-          select security_id, currency, max(price) as price from traded group by security_id, currency
+          select security_id, currency, price from traded
           union all
           select sp.security_id, sp.currency::bpchar, max(sp.price) from security_prices sp
            where sp.security_id in (select security_id from units) and (sp.family_id is null or sp.family_id = a.family_id)
@@ -105,38 +105,33 @@ export class Migration20261130040000_balance_bound extends Migration {
     // The check runs when the write commits, once per account however many statements the write
     // has, on its final state and after the write's own more specific checks (a sale beyond what is
     // held, a row's precision) have spoken: a deferred constraint trigger on a row per account that
-    // no other transaction sees (unlogged: no row outlives its transaction). Queueing locks the
-    // accounts first (id order, the lock order), so the check sees every write before it and none
-    // can slip in after it.
-    this.addSql(`create unlogged table balance_bound_pending (
-      account_id uuid primary key,
-      holdings boolean not null
-    )`);
-    // `ids`: the accounts to check; `holdings`: those whose holdings' part changed (trades, prices, rates).
+    // no other transaction sees (unlogged: no row outlives its transaction).
+    this.addSql(`create unlogged table balance_bound_pending (account_id uuid primary key)`);
+    // Queues the accounts \`checked\` for the check at commit and forgets the holdings' part of those
+    // whose trades, prices or rates changed (\`moved\`), after locking them all (id order, the lock
+    // order): the check then sees every write before it, and none can slip in after it.
     this.addSql(`
-      create function queue_balance_bound(ids uuid[], holdings uuid[]) returns void language plpgsql as $$
+      create function queue_balance_bound(checked uuid[], moved uuid[]) returns void language plpgsql as $$
       begin
-        if coalesce(cardinality(ids), 0) = 0 then return; end if;
-        perform 1 from accounts where id = any(ids) order by id for update;
-        insert into balance_bound_pending (account_id, holdings)
-          select distinct id, id = any(coalesce(holdings, '{}')) from unnest(ids) as i(id) order by id
-        on conflict (account_id) do update set holdings = balance_bound_pending.holdings or excluded.holdings;
+        checked := coalesce(checked, '{}');
+        moved := coalesce(moved, '{}');
+        if cardinality(checked) + cardinality(moved) = 0 then return; end if;
+        perform 1 from accounts where id = any(checked) or id = any(moved) order by id for update;
+        delete from account_holdings_reach where account_id = any(moved);
+        insert into balance_bound_pending (account_id) select distinct id from unnest(checked) as i(id) order by id
+        on conflict do nothing;
       end $$`);
     this.addSql(`
       create function balance_bound_checked() returns trigger language plpgsql as $$
       declare
-        changed boolean;
         held numeric;
         refused text;
       begin
-        delete from balance_bound_pending where account_id = new.account_id returning holdings into changed;
-        if not changed then
-          select amount into held from account_holdings_reach where account_id = new.account_id;
-        end if;
+        delete from balance_bound_pending where account_id = new.account_id;
+        select amount into held from account_holdings_reach where account_id = new.account_id;
         if held is null then
           held := holdings_reach(new.account_id);
-          insert into account_holdings_reach (account_id, amount) select id, held from accounts where id = new.account_id
-          on conflict (account_id) do update set amount = excluded.amount;
+          insert into account_holdings_reach (account_id, amount) select id, held from accounts where id = new.account_id;
         end if;
         select a.name into refused from accounts a
          where a.id = new.account_id and entries_reach(a.id) + held > ${BOUNDS.balance};
@@ -161,21 +156,21 @@ export class Migration20261130040000_balance_bound extends Migration {
         on conflict (account_id, currency) do update
           set amount = t.amount + excluded.amount, entries = t.entries + excluded.entries
       $$`);
-    // Only a write that adds or changes an entry can raise a reach; a removal can too through the
-    // holdings (a sale gone), so removed trades are checked as well.
+    // Only an entry added or changed can raise a reach (a removed one lowers it); a trade's entry
+    // also makes the holdings' part be computed again.
     this.addSql(`
       create function entries_within_bound() returns trigger language plpgsql as $$
       begin
         if TG_OP = 'INSERT' then
           perform entry_totals_change(array_agg(account_id), array_agg(amount), array_agg(currency),
                                       array_agg(exchange_rate), array_agg(1)) from added;
-          perform queue_balance_bound(array(select distinct account_id from added),
-                                      array(select distinct account_id from added where entryable_type = 'Trade'));
+          perform queue_balance_bound(array_agg(distinct account_id),
+                                      array_agg(distinct account_id) filter (where entryable_type = 'Trade')) from added;
         elsif TG_OP = 'DELETE' then
           perform entry_totals_change(array_agg(account_id), array_agg(amount), array_agg(currency),
                                       array_agg(exchange_rate), array_agg(-1)) from removed;
-          perform queue_balance_bound(array(select distinct account_id from removed where entryable_type = 'Trade'),
-                                      array(select distinct account_id from removed where entryable_type = 'Trade'));
+          perform queue_balance_bound('{}', array_agg(distinct account_id) filter (where entryable_type = 'Trade'))
+             from removed;
         else
           perform entry_totals_change(array_agg(s.account_id), array_agg(s.amount), array_agg(s.currency),
                                       array_agg(s.rate), array_agg(s.sign))
@@ -183,12 +178,10 @@ export class Migration20261130040000_balance_bound extends Migration {
                   lateral (values (o.account_id, o.amount, o.currency, o.exchange_rate, -1),
                                   (n.account_id, n.amount, n.currency, n.exchange_rate, 1)) s (account_id, amount, currency, rate, sign)
             where (o.account_id, o.amount, o.currency, o.exchange_rate) is distinct from (n.account_id, n.amount, n.currency, n.exchange_rate);
-          -- A trade moved to another date can raise what was held at once.
           perform queue_balance_bound(array_agg(distinct n.account_id),
-                                      array_agg(distinct n.account_id) filter (where n.entryable_type = 'Trade'))
-             from removed o join added n on n.id = o.id
-            where (o.account_id, o.amount, o.currency, o.exchange_rate, o.date)
-                  is distinct from (n.account_id, n.amount, n.currency, n.exchange_rate, n.date);
+                                      array_agg(distinct s.account_id) filter (where n.entryable_type = 'Trade'))
+             from removed o join added n on n.id = o.id, lateral (values (o.account_id), (n.account_id)) s (account_id)
+            where (o.account_id, o.amount, o.currency, o.exchange_rate) is distinct from (n.account_id, n.amount, n.currency, n.exchange_rate);
         end if;
         return null;
       end $$`);
@@ -208,22 +201,24 @@ export class Migration20261130040000_balance_bound extends Migration {
           select array(select distinct e.account_id from changed c join entries e on e.entryable_id = c.id) as ids) q;
         return null;
       end $$`);
-    // A price values the holdings of the accounts that traded the security (every family's, for a shared price).
+    // A price values the holdings of the accounts that traded the security (every family's, for a
+    // shared price). Removing a price or a rate never raises a highest one: it is not checked, only
+    // the holdings' part computed again.
     this.addSql(`
       create function security_prices_within_bound() returns trigger language plpgsql as $$
       begin
-        perform queue_balance_bound(ids, ids) from (
+        perform queue_balance_bound(case when TG_OP = 'DELETE' then '{}' else ids end, ids) from (
           select array(select distinct e.account_id from changed c join trades t on t.security_id = c.security_id
                          join entries e on e.entryable_id = t.id and (c.family_id is null or e.family_id = c.family_id))
                    as ids) q;
         return null;
       end $$`);
-    // A rate converts into an account's currency what it holds in the pair's other one. Removing a
-    // rate never raises a highest rate, so deletes are not checked.
+    // A rate converts into an account's currency what it holds in the pair's other one.
     this.addSql(`
       create function exchange_rates_within_bound() returns trigger language plpgsql as $$
       begin
-        perform queue_balance_bound(array_agg(m.id) filter (where m.converts or m.trades),
+        perform queue_balance_bound(case when TG_OP = 'DELETE' then '{}'
+                                         else array_agg(m.id) filter (where m.converts or m.trades) end,
                                     array_agg(m.id) filter (where m.trades))
           from (select distinct a.id,
                        exists (select 1 from account_entry_totals t where t.account_id = a.id and t.currency <> a.currency
@@ -235,9 +230,10 @@ export class Migration20261130040000_balance_bound extends Migration {
         return null;
       end $$`);
     for (const table of ['trades', 'security_prices', 'exchange_rates']) {
-      for (const event of ['insert', 'update']) {
+      for (const event of table === 'trades' ? ['insert', 'update'] : ['insert', 'update', 'delete']) {
         this.addSql(`create trigger ${table}_within_bound_on_${event} after ${event} on ${table}
-          referencing new table as changed for each statement execute function ${table}_within_bound()`);
+          referencing ${event === 'delete' ? 'old' : 'new'} table as changed
+          for each statement execute function ${table}_within_bound()`);
       }
     }
 
