@@ -25,7 +25,7 @@ const RESULTS = process.env.BENCH_BOUND_RESULTS ?? path.join(ROOT, 'bench', 'res
 const HISTORY = 20_000;
 const TRADES = 10_000;
 const SECURITIES = 20;
-const ROUNDS = 4;
+const ROUNDS = 6;
 const CREATES = 250;
 /** Trades recompute the holdings' part of the reach: fewer of them. */
 const TRADE_CREATES = 50;
