@@ -1295,7 +1295,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
-            /** @description Today's balance formatted for display, in the account's currency: `cash_balance` plus `holdings_value`. Entries in another currency count at their own `exchange_rate`, else at the rate of their date. For a liability it is what is owed. */
+            /** @description Today's balance formatted for display, in the account's currency: `cash_balance` plus `holdings_value`. Entries in another currency count at their own `exchange_rate`, else at the rate of their date. For a liability it is what is owed. At most 999,999,999,999,999 either way: writes that could take it further are refused (the balance bound). */
             balance: components["schemas"]["FormattedMoney"];
             /** @description Today's balance in minor units of the account currency. */
             balance_cents: number;
@@ -2063,7 +2063,7 @@ export interface components {
             date: string;
             account: components["schemas"]["AccountRef"];
             currency: components["schemas"]["Currency"];
-            /** @description The balance at the end of the day (cash plus holdings value). */
+            /** @description The balance at the end of the day (cash plus holdings value); like every figure of the day at most 999,999,999,999,999 either way (the balance bound). */
             balance: components["schemas"]["FormattedMoney"];
             balance_cents: number;
             cash_balance: components["schemas"]["FormattedMoney"];

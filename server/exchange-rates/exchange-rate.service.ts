@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueStaleSyncs } from '../accounts/account-sync.ts';
 import { sqlOn } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
+import { balanceBoundAt } from '../balances/balance-bound.ts';
 import { readRates, type RateItem } from './exchange-rate.input.ts';
 import { upsertRates, type UpsertCounts } from './exchange-rate.upsert.ts';
 
@@ -31,5 +32,5 @@ export async function storeRates(
     });
     await queueStaleSyncs(tx, familyId);
     return counts;
-  });
+  }).catch(balanceBoundAt({ path: '/exchange_rates' }));
 }

@@ -1,4 +1,5 @@
 import { queueAccountSync, queueStaleSyncs } from '../accounts/account-sync.ts';
+import { balanceBoundRefusal } from '../balances/balance-bound.ts';
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction, sqlOn } from '../core/sql.ts';
 import { failImporting, finishImporting } from './import-lifecycle.ts';
@@ -33,7 +34,9 @@ const WRITERS: Record<string, (job: ImportJob) => Promise<WriteOutcome>> = {
 /** Why the job failed, in words for the import's `error` (internal details only in the log). */
 function failureMessage(error: unknown): string {
   if (error instanceof ImportDataError) return error.message;
-  return 'The import could not be written because of an internal error; it has been logged';
+  return (
+    balanceBoundRefusal(error) ?? 'The import could not be written because of an internal error; it has been logged'
+  );
 }
 
 /**
@@ -84,7 +87,8 @@ export const importProcessTask = defineTask(
           await finishImporting(client, importId, outcome.imported);
         });
       } catch (error) {
-        const final = error instanceof ImportDataError || lastAttempt;
+        // The database refusing rows for the balance bound is the data's problem too: retrying cannot fix it.
+        const final = error instanceof ImportDataError || balanceBoundRefusal(error) !== undefined || lastAttempt;
         helpers.logger.error(`import_process failed for import ${importId}: ${String(error)}`, { importId });
         if (!final) throw error;
         await failImporting(client, importId, failureMessage(error));

@@ -1,4 +1,5 @@
 import { queueAccountSync, queueStaleSyncs } from '../accounts/account-sync.ts';
+import { balanceBoundRefusal } from '../balances/balance-bound.ts';
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction } from '../core/sql.ts';
 import { failReverting, finishReverting } from './import-lifecycle.ts';
@@ -25,11 +26,13 @@ export const importRevertTask = defineTask('import_revert', ['import_id'], async
       });
     } catch (error) {
       helpers.logger.error(`import_revert failed for import ${importId}: ${String(error)}`, { importId });
-      if (helpers.job.attempts < helpers.job.max_attempts) throw error;
+      // Rates put back that an account's entries since then cannot take (the balance bound): final at once.
+      const refusal = balanceBoundRefusal(error);
+      if (!refusal && helpers.job.attempts < helpers.job.max_attempts) throw error;
       await failReverting(
         client,
         importId,
-        'The import could not be reverted because of an internal error; it has been logged',
+        refusal ?? 'The import could not be reverted because of an internal error; it has been logged',
       );
     }
   });

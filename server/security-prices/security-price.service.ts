@@ -7,6 +7,7 @@ import { currencyProblem } from '../core/money/currency-check.ts';
 import { decimalInput } from '../core/money/decimal-input.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
+import { balanceBoundAt } from '../balances/balance-bound.ts';
 
 type PriceItem = components['schemas']['SecurityPricesUpsertRequest']['security_prices'][number];
 type UpsertCounts = components['schemas']['UpsertCounts']['data'];
@@ -112,5 +113,5 @@ export async function storePrices(
     );
     await queueStaleSyncs(tx, familyId);
     return counts!;
-  });
+  }).catch(balanceBoundAt({ path: '/security_prices' }));
 }

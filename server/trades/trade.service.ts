@@ -12,6 +12,7 @@ import { absolute, isNegative, toDecimal, trimDecimal } from '../core/money/mone
 import { Trade } from './trade.entity.ts';
 import { firstPositionProblem } from './position-check.ts';
 import { findTrade } from './trade.queries.ts';
+import { balanceBoundAt } from '../balances/balance-bound.ts';
 
 export type TradeDirection = 'buy' | 'sell';
 
@@ -205,7 +206,7 @@ export async function createTrade(em: EntityManager, familyId: string, input: Ne
     await checkPositions(tx, account.id, security.id, { path: `${BODY}/qty` });
     await queueAccountSync(tx, account.id);
     return entry.id;
-  });
+  }).catch(balanceBoundAt({ path: `${BODY}/qty` }));
 }
 
 /**
@@ -257,7 +258,7 @@ export async function updateTrade(em: EntityManager, familyId: string, id: strin
     detail.updatedAt = entry.updatedAt = new Date();
     if (row.security_id) await checkPositions(tx, entry.account.id, row.security_id, { path: BODY });
     await queueAccountSync(tx, entry.account.id);
-  });
+  }).catch(balanceBoundAt({ path: BODY }));
 }
 
 /** Deletes a trade (entry and details) and queues its account's sync; refused when later sales would exceed what is held. */
@@ -271,5 +272,5 @@ export async function deleteTrade(em: EntityManager, familyId: string, id: strin
     await tx.nativeDelete(Trade, { id: entry.entryableId });
     await checkPositions(tx, accountId, securityId, { in: 'path', path: '/id' });
     await queueAccountSync(tx, accountId);
-  });
+  }).catch(balanceBoundAt({ in: 'path', path: '/id' }));
 }

@@ -17,6 +17,7 @@ import { sql } from '../core/sql.ts';
 import type { TransactionRecord } from './transaction.bulk-insert.ts';
 import { transactionCreateStatement } from './transaction.create-statement.ts';
 import { transferPartnerAccounts } from '../transfers/transfer-membership.ts';
+import { balanceBoundAt } from '../balances/balance-bound.ts';
 import { Transaction } from './transaction.entity.ts';
 
 /** Fields a client may set on a transaction (create needs account_id, date, amount and a name). */
@@ -153,7 +154,7 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
   const { statement, id } = transactionCreateStatement(record, fill);
   const [outcome] = await retryingConflicts(() =>
     sql<{ account_currency: string; queued: number }>(em, statement.text, statement.params),
-  );
+  ).catch(balanceBoundAt({ path: `${BODY}/amount` }));
   if (!outcome) throw NotFound.entity('Account');
   if (!outcome.queued) {
     // Nothing was written: say which currency rule the statement found broken.
@@ -208,7 +209,7 @@ export async function updateTransaction(
     }
     detail.updatedAt = entry.updatedAt = new Date();
     await queueAccountSync(tx, accountId);
-  });
+  }).catch(balanceBoundAt({ path: `${BODY}/amount` }));
 }
 
 /** Deletes a transaction with its details and tags. */

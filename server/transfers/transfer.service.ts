@@ -8,6 +8,7 @@ import { negate, toDecimal } from '../core/money/money.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { insertTransactions } from '../transactions/transaction.bulk-insert.ts';
+import { balanceBoundAt } from '../balances/balance-bound.ts';
 import {
   LINK_CHECKS,
   linkChecks,
@@ -180,7 +181,7 @@ export async function createTransfer(em: EntityManager, familyId: string, input:
     const id = await insertConfirmed(tx, familyId, outflowId!, inflowId!);
     await queueSyncs(tx, accounts.keys());
     return id;
-  });
+  }).catch(balanceBoundAt({ path: `${BODY}/amount` }));
 }
 
 /**

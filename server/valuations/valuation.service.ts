@@ -8,6 +8,7 @@ import { queueAccountSync } from '../accounts/account-sync.ts';
 import { minorUnitInput, moneyInput } from '../core/money/decimal-input.ts';
 import { toDecimal } from '../core/money/money.ts';
 import { Valuation } from './valuation.entity.ts';
+import { balanceBoundAt } from '../balances/balance-bound.ts';
 
 export interface NewValuation {
   account_id: string;
@@ -63,7 +64,7 @@ export async function createValuation(
     }
     await queueAccountSync(tx, account.id);
     return result;
-  });
+  }).catch(balanceBoundAt({ path: '/valuation/amount' }));
 }
 
 /**
@@ -97,5 +98,5 @@ export async function updateValuation(
     const date = change.date ?? entry.date;
     await flushUnique(tx, '/valuation/date', `The account already has a valuation on ${date}`);
     await queueAccountSync(tx, accountId);
-  });
+  }).catch(balanceBoundAt({ path: '/valuation/amount' }));
 }

@@ -67,6 +67,17 @@ async function expectInvariants(): Promise<void> {
     select account_id, date from entries where entryable_type = 'Valuation'
      group by account_id, date having count(*) > 1`);
   expect(twoValuations).toEqual([]);
+  // The sizes the balance bound reads (migration 20261130040000) equal a recount of the entries.
+  const totalsDiffer = await server.query(`
+    with recount as (
+      select e.account_id, p.currency, sum(p.amount) as amount, count(*) as entries
+        from entries e join accounts a on a.id = e.account_id
+        cross join lateral entry_total_part(e.amount, e.currency, e.exchange_rate, a.currency) p
+       group by e.account_id, p.currency
+    )
+    select * from account_entry_totals t full join recount r using (account_id, currency)
+     where (t.amount, t.entries) is distinct from (coalesce(r.amount, 0), coalesce(r.entries, 0))`);
+  expect(totalsDiffer).toEqual([]);
 }
 
 /**

@@ -25,6 +25,10 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
       /^(The trade total \(qty x price \+ fee\) must be at most \d+|Cannot sell more shares than held|The shares held would exceed \d+ on .+|The position would be worth more than \d+ on .+)$/,
   },
   {
+    rule: 'the balance bound',
+    message: /^Account '.+' would exceed the balance bound: its entries and holdings may add up to at most \d+$/,
+  },
+  {
     rule: "money no finer than its currency; an own rate only for another currency than the account's",
     message:
       /^(\w+ must (be a whole number: [A-Z]{3} has no minor unit|have at most \d decimal places: the minor unit of [A-Z]{3})|exchange_rate applies only to a transaction in another currency than its account's \([A-Z]{3}\))$/,

@@ -18,7 +18,20 @@ export const BOUNDS = {
   heldQty: '100000000000000',
   /** Price per unit. */
   price: '1000000000',
+  /**
+   * What an account's entries and holdings may add up to (server/balances/balance-bound.ts): the
+   * largest whole amount the balance columns (`numeric(19,4)`) store, so no figure the account
+   * sync derives can overflow them.
+   */
+  balance: '999999999999999',
 } as const;
 
 /** Fraction digits kept: money and prices 4, quantities 8. */
 export const SCALE = { money: 4, qty: 8 } as const;
+
+/**
+ * The SQLSTATE with which the database refuses a write beyond BOUNDS.balance (the check of
+ * migration 20261130040000; its DETAIL is the account's name): server/balances/balance-bound.ts
+ * turns it into a 422.
+ */
+export const BALANCE_BOUND_STATE = 'MB001';
