@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { queueEveryStaleSync } from '../../server/accounts/account-sync.ts';
+import { isConnectionLoss } from '../../server/db/connection-loss.ts';
 import { ContractClient } from '../support/contract-client.ts';
 import { readBalances } from '../support/fresh-balances.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
@@ -16,8 +17,20 @@ let service: ServiceProcess;
 let api: ContractClient;
 let admin: pg.Client;
 
-const query = async <Row = Record<string, unknown>>(text: string, values: unknown[] = []) =>
-  (await admin.query(text, values)).rows as Row[];
+/**
+ * A statement on the test's own connection, made again if the database cut it (the orphaned
+ * backends of a killed postmaster end their sessions a while after it died).
+ */
+async function query<Row = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<Row[]> {
+  try {
+    return (await admin.query(text, values)).rows as Row[];
+  } catch (error) {
+    if (!isConnectionLoss(error)) throw error;
+    await admin.end().catch(() => undefined);
+    admin = await service.connect();
+    return (await admin.query(text, values)).rows as Row[];
+  }
+}
 
 beforeAll(async () => {
   service = await startServiceProcess({
@@ -78,6 +91,17 @@ function writeLoad(accounts: string[]) {
 
 describe('a database restart under load', () => {
   it('costs some 503s, then every write, job and balance is as if nothing happened', async () => {
+    // The service's own account of what happened, for whoever reads a failure.
+    onTestFailed(() =>
+      console.error(
+        service
+          .logs()
+          .split('\n')
+          .filter((line) => !line.includes('"msg":"request"'))
+          .slice(-150)
+          .join('\n'),
+      ),
+    );
     const accounts = await api.call('listAccounts', { key: service.key, query: { per_page: 100 } });
     const cash = (accounts.body.data as { id: string; account_type: string }[])
       .filter((account) => account.account_type === 'depository' || account.account_type === 'credit_card')
@@ -105,8 +129,6 @@ describe('a database restart under load', () => {
     // Failures were answered as the contract says (503 with Retry-After), never as a 500.
     expect([...load.statuses.keys()].filter((status) => status !== 201 && status !== 503)).toEqual([]);
 
-    await admin.end().catch(() => undefined);
-    admin = await service.connect();
     // Every create that was answered 201 is stored.
     const [{ stored }] = (await query<{ stored: number }>(
       "select count(*)::int as stored from entries where id = any($1::uuid[]) and entryable_type = 'Transaction'",

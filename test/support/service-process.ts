@@ -15,7 +15,7 @@ export interface ServiceProcess {
   key: string;
   /** The embedded cluster's directory (postmaster.pid, the superuser password). */
   clusterDir: string;
-  /** Its JSON log lines so far. */
+  /** Its JSON log lines and what it wrote to stderr, so far. */
   logs(): string;
   /** A connection to its database as superuser, once the database accepts one (within 60 s). */
   connect(): Promise<pg.Client>;
@@ -49,6 +49,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
     let output = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
+      logs += chunk.toString();
       if (/try: curl/.test(output)) resolve(output);
     });
     child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
