@@ -15,6 +15,8 @@ export interface Config {
   embeddedPgPort: number;
   /** Connections in the ORM pool (DB_POOL_SIZE, default 10). */
   dbPoolSize: number;
+  /** Longest wait of a request for a free pool connection before it is answered 503 (DB_ACQUIRE_TIMEOUT_MS, default 10000). */
+  dbAcquireTimeoutMs: number;
   /** Largest JSON body accepted, in bytes (JSON_BODY_LIMIT, default 16 MiB; must exceed the 10 MiB CSV limit). */
   jsonBodyLimit: number;
   /** pino level (LOG_LEVEL, default info). */
@@ -195,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || '.data'),
     embeddedPgPort: integer(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
+    dbAcquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 10_000, 1, 600_000),
     jsonBodyLimit,
     logLevel: env.LOG_LEVEL || 'info',
     demoData: boolean(env, 'DEMO_DATA', true),

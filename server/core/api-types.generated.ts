@@ -1243,7 +1243,7 @@ export interface components {
             /** @description Seconds until the window resets. */
             reset_in_seconds: number;
         };
-        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431) and `internal_error` (500). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
+        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500) and `service_unavailable` (503). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
         Error: {
             /** @description Machine-readable error code (see the list above). */
             error: string;
@@ -2766,23 +2766,13 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed). */
+        /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed); or 503 `service_unavailable` with `Retry-After` when no database connection was free for the request in time (the request had no effect; send it again after the given seconds). */
         UnexpectedError: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": "internal_error",
-                 *       "message": "An unexpected error occurred",
-                 *       "errors": [
-                 *         {
-                 *           "message": "An unexpected error occurred"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3131,6 +3121,11 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description Seconds the client should wait before sending another request.
+         * @example 2841
+         */
+        "Retry-After": number;
+        /**
          * @description Number of requests allowed in the current rate-limit window: the credential's limit on authenticated requests, the client address's otherwise. Absent when that limit is turned off.
          * @example 10000
          */
@@ -3150,11 +3145,6 @@ export interface components {
          * @example Bearer, ApiKey
          */
         "WWW-Authenticate": string;
-        /**
-         * @description Seconds the client should wait before sending another request.
-         * @example 2841
-         */
-        "Retry-After": number;
         /**
          * @description Where the browser goes next.
          * @example financeapp://oauth/callback?status=account_not_linked&linking_code=q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE&email=ana%40example.com&allow_account_creation=false

@@ -46,14 +46,17 @@ const migrations = [
   { name: 'Migration20261129030000_family_rates', class: Migration20261129030000_family_rates },
 ];
 
-/** ORM options for a database URL. */
-export function ormOptions(clientUrl: string, poolSize: number): Options {
+/**
+ * ORM options for a database URL. A request waits at most `acquireTimeoutMs` for a free
+ * connection; then it fails with knex's KnexTimeoutError, which the API answers 503 (http/error-middleware.ts).
+ */
+export function ormOptions(clientUrl: string, poolSize: number, acquireTimeoutMs = 10_000): Options {
   return {
     clientUrl,
     entities,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true },
-    pool: { min: 0, max: poolSize },
+    pool: { min: 0, max: poolSize, acquireTimeoutMillis: acquireTimeoutMs },
     driverOptions: { connection: { options: SESSION_OPTIONS } },
     allowGlobalContext: false,
     discovery: { warnWhenNoEntities: true },
@@ -62,8 +65,8 @@ export function ormOptions(clientUrl: string, poolSize: number): Options {
 }
 
 /** Connects the ORM and brings the schema up to date, the job queue's included. */
-export async function openOrm(clientUrl: string, poolSize: number): Promise<MikroORM> {
-  const orm = await MikroORM.init(ormOptions(clientUrl, poolSize));
+export async function openOrm(clientUrl: string, poolSize: number, acquireTimeoutMs?: number): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormOptions(clientUrl, poolSize, acquireTimeoutMs));
   await orm.getMigrator().up();
   await installJobQueue(clientUrl);
   return orm;

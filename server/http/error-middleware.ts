@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../core/errors.ts';
-import { errorResponse, HttpError } from './errors.ts';
+import { errorResponse, HttpError, ServiceBusy } from './errors.ts';
 
 function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -8,8 +8,24 @@ function isDataException(error: unknown): boolean {
 }
 
 /**
+ * The pool had no connection free within its acquire timeout (knex's KnexTimeoutError, also when
+ * MikroORM wrapped it, keeping the message), or PostgreSQL accepts no more connections (SQLSTATE
+ * 53300 too_many_connections, 57P03 cannot_connect_now): a busy service, not a bug.
+ */
+function isPoolExhausted(error: unknown): boolean {
+  const { name, message, code } = (error ?? {}) as { name?: unknown; message?: unknown; code?: unknown };
+  return (
+    name === 'KnexTimeoutError' ||
+    (typeof message === 'string' && message.startsWith('Knex: Timeout acquiring a connection')) ||
+    code === '53300' ||
+    code === '57P03'
+  );
+}
+
+/**
  * First in the chain: every failure leaves as the documented error body. Domain errors get the
- * status of their kind and HTTP errors keep their own; anything else is a 500 whose details are logged with the request id, never sent.
+ * status of their kind and HTTP errors keep their own; an exhausted database pool is a 503 with
+ * Retry-After; anything else is a 500 whose details are logged with the request id, never sent.
  */
 export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
@@ -23,7 +39,12 @@ export function errorMiddleware(): Middleware {
         ctx.status = ctx.status === 405 ? 405 : 404;
         ctx.body = { error: code, message, errors: [{ message }] };
       }
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
+      if (isPoolExhausted(error)) {
+        ctx.state.log.warn({ err: error }, 'no database connection free in time: answered 503');
+        error = new ServiceBusy();
+      }
       if (error instanceof DomainError || error instanceof HttpError) {
         const { status, headers, body } = errorResponse(error);
         ctx.status = status;

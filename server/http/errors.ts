@@ -60,6 +60,16 @@ export class PayloadTooLarge extends HttpError {
   }
 }
 
+/**
+ * No database connection came free for the request in time (or PostgreSQL takes no more): the
+ * request did nothing, and the client is told when to try again instead of getting a 500.
+ */
+export class ServiceBusy extends HttpError {
+  constructor(readonly retryAfterSeconds = 2) {
+    super(503, 'service_unavailable', `The service is busy; try again in ${retryAfterSeconds} seconds`);
+  }
+}
+
 /** The request breaks the contract; `details` carry whole-request pointers (`/query/per_page`). */
 export class RequestInvalid extends HttpError {
   constructor(details: ResponseErrorDetail[]) {
@@ -100,6 +110,8 @@ export function errorResponse(error: DomainError | HttpError): {
       ...rateLimitHeaders(error.limit, 0, error.resetInSeconds),
       'Retry-After': String(error.resetInSeconds),
     };
+  } else if (error instanceof ServiceBusy) {
+    headers = { 'Retry-After': String(error.retryAfterSeconds) };
   } else if (error instanceof Unauthorized) {
     headers = { 'WWW-Authenticate': 'Bearer, ApiKey' };
   }
