@@ -12,6 +12,8 @@ import { ssoErrorRedirect } from './auth/sso-redirect.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
+import { importsHandlers } from './imports/imports.handlers.ts';
+import { Permits } from './core/permits.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { docsRoutes } from './http/docs-routes.ts';
@@ -32,6 +34,7 @@ export interface AppDependencies {
     | 'ssoProviders'
     | 'ai'
     | 'aiMessagesPerHour'
+    | 'imports'
   > &
     RateLimitConfig &
     LoginThrottleConfig;
@@ -45,6 +48,11 @@ export interface AppDependencies {
   document?: OpenApiDocument;
   /** Credentials kept between requests (started and stopped by the caller); without it each request looks its credential up. */
   credentials?: CredentialCache<CredentialRow>;
+}
+
+/** Connections import requests may use at once: a quarter of the ORM's pool, at least one. */
+function importPermits(orm: MikroORM): number {
+  return Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 1) / 4));
 }
 
 /** The Koa application: middleware order in one place. No listen() here. */
@@ -84,6 +92,8 @@ export async function createApp({
         defaultModel: config.ai?.model ?? '',
         limit: { perHour: config.aiMessagesPerHour },
       }),
+      // Heavy import requests take at most a quarter of the pool, so other requests keep the rest.
+      ...importsHandlers({ settings: config.imports, permits: new Permits(importPermits(orm)) }),
     },
     aiAvailable: config.ai !== undefined,
     orm,

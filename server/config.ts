@@ -57,6 +57,22 @@ export interface Config {
   ai: AiProviderConfig | undefined;
   /** Chat messages and retries per user per hour (AI_MESSAGES_PER_HOUR, default 60; 0 = no limit). */
   aiMessagesPerHour: number;
+  /** How much work one import may make and how imports share the database (IMPORT_*). */
+  imports: ImportSettings;
+}
+
+/** Limits and scheduling of CSV imports (docs/imports.md#limits). */
+export interface ImportSettings {
+  /** Data rows an import may have (IMPORT_MAX_ROWS, default 1,000,000); more is a file error. */
+  maxRows: number;
+  /** Bytes of cells, values and problems an import may stage (IMPORT_MAX_STAGED_BYTES, default 256 MiB). */
+  maxStagedBytes: number;
+  /** Longest statement of an import's reading, writing or reverting (IMPORT_STATEMENT_TIMEOUT_MS, default 120000). */
+  statementTimeoutMs: number;
+  /** Days after which a pending or failed import expires: its rows and CSV are removed (IMPORT_EXPIRY_DAYS, default 7). */
+  expiryDays: number;
+  /** Import jobs running at once across all workers (IMPORT_CONCURRENCY, default 1); a family's run one at a time. */
+  concurrency: number;
 }
 
 /** An OpenAI-compatible chat-completions server: OpenAI itself, Ollama, llama.cpp's server, vLLM... */
@@ -177,6 +193,17 @@ function aiProvider(env: NodeJS.ProcessEnv): AiProviderConfig | undefined {
   };
 }
 
+/** The IMPORT_* settings; `importSettings({})` gives the defaults. */
+export function importSettings(env: NodeJS.ProcessEnv = process.env): ImportSettings {
+  return {
+    maxRows: integer(env, 'IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
+    maxStagedBytes: integer(env, 'IMPORT_MAX_STAGED_BYTES', 256 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+    statementTimeoutMs: integer(env, 'IMPORT_STATEMENT_TIMEOUT_MS', 120_000, 1, 86_400_000),
+    expiryDays: integer(env, 'IMPORT_EXPIRY_DAYS', 7, 1, 3650),
+    concurrency: integer(env, 'IMPORT_CONCURRENCY', 1, 1, 100),
+  };
+}
+
 /** Parses and checks the environment; throws with the variable's name on a bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const jsonBodyLimit = integer(env, 'JSON_BODY_LIMIT', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
@@ -218,5 +245,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultCurrency,
     ai: aiProvider(env),
     aiMessagesPerHour: integer(env, 'AI_MESSAGES_PER_HOUR', 60, 0, 1_000_000),
+    imports: importSettings(env),
   };
 }

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
         concurrency: config.workerConcurrency,
         pollIntervalMs: config.workerPollIntervalMs,
         ai: config.ai,
+        imports: config.imports,
         logger: logger.child({ component: 'worker' }),
       })
     : undefined;

@@ -18,6 +18,7 @@ import { Migration20261129000000_money } from './migrations/Migration20261129000
 import { Migration20261129010000_exchange_rate_imports } from './migrations/Migration20261129010000_exchange_rate_imports.ts';
 import { Migration20261129020000_transfers } from './migrations/Migration20261129020000_transfers.ts';
 import { Migration20261129030000_family_rates } from './migrations/Migration20261129030000_family_rates.ts';
+import { Migration20261130010000_import_turns } from './migrations/Migration20261130010000_import_turns.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -44,6 +45,7 @@ const migrations = [
   { name: 'Migration20261129010000_exchange_rate_imports', class: Migration20261129010000_exchange_rate_imports },
   { name: 'Migration20261129020000_transfers', class: Migration20261129020000_transfers },
   { name: 'Migration20261129030000_family_rates', class: Migration20261129030000_family_rates },
+  { name: 'Migration20261130010000_import_turns', class: Migration20261130010000_import_turns },
 ];
 
 /**

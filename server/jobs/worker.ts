@@ -1,12 +1,15 @@
 import { run, runOnce, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { AiProviderConfig } from '../config.ts';
+import { importSettings, type AiProviderConfig, type ImportSettings } from '../config.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
 import { accountSyncTask } from '../accounts/account-sync.task.ts';
 import { queueEveryStaleSync } from '../accounts/account-sync.ts';
 import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
+import { IMPORT_EXPIRE_CRONTAB, importExpireTask } from '../imports/import-expire.task.ts';
 import { importProcessTask } from '../imports/import-process.task.ts';
 import { importRevertTask } from '../imports/import-revert.task.ts';
+import { importStageTask } from '../imports/import-stage.task.ts';
 import { workerLogger } from '../core/job-queue.ts';
 import { transferSuggestTask } from '../transfers/transfer-suggest.task.ts';
 import { withSessionOptions } from '../db/session-options.ts';
@@ -16,14 +19,21 @@ import { startWorkerLiveness } from './worker-liveness.ts';
 export interface TaskSettings {
   ai?: AiProviderConfig | undefined;
   logger?: Logger | undefined;
+  /** Import limits and scheduling; the defaults when not given. */
+  imports?: ImportSettings | undefined;
+  /** The time import expiry goes by; tests move it. */
+  clock?: Clock | undefined;
 }
 
 /** Every task the service runs in the background, by identifier. */
 export function createTaskList(settings: TaskSettings = {}): TaskList {
+  const imports = settings.imports ?? importSettings({});
   return {
     account_sync: accountSyncTask,
-    import_process: importProcessTask,
-    import_revert: importRevertTask,
+    import_stage: importStageTask(imports),
+    import_process: importProcessTask(imports),
+    import_revert: importRevertTask(imports),
+    import_expire: importExpireTask(imports, settings.clock ?? systemClock),
     assistant_reply: assistantReplyTask(settings.ai, settings.logger),
     transfer_suggest: transferSuggestTask,
   };
@@ -71,6 +81,7 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
     logger: workerLogger(options.logger),
     events: liveness.events,
     taskList: createTaskList(options),
+    crontab: IMPORT_EXPIRE_CRONTAB,
   }).catch(async (error: unknown) => {
     await liveness.stop();
     throw error;

@@ -76,7 +76,7 @@ export async function startTestServer(
     sealingKey,
     time,
     em: () => orm.em.fork(),
-    drainJobs: () => drainJobs(url, { ai: config.ai }),
+    drainJobs: () => drainJobs(url, { ai: config.ai, imports: config.imports, clock: time.now }),
     query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
     async close() {
       server.closeAllConnections();
