@@ -50,11 +50,6 @@ export interface AppDependencies {
   credentials?: CredentialCache<CredentialRow>;
 }
 
-/** Connections import requests may use at once: a quarter of the ORM's pool, at least one. */
-function importPermits(orm: MikroORM): number {
-  return Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 1) / 4));
-}
-
 /** The Koa application: middleware order in one place. No listen() here. */
 export async function createApp({
   config,
@@ -66,6 +61,9 @@ export async function createApp({
   credentials,
 }: AppDependencies): Promise<Koa> {
   const app = new Koa({ proxy: config.trustProxy });
+  // Import requests that move much data (a 10 MiB CSV in, a million staged rows out) run at most a
+  // quarter of the pool's size at once, so a flood of them leaves the rest to everyone else.
+  const importPermits = new Permits(Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 1) / 4)));
   const documentJson = JSON.stringify(document);
 
   const publicRoutes = new Router();
@@ -92,14 +90,14 @@ export async function createApp({
         defaultModel: config.ai?.model ?? '',
         limit: { perHour: config.aiMessagesPerHour },
       }),
-      // Heavy import requests take at most a quarter of the pool, so other requests keep the rest.
-      ...importsHandlers({ settings: config.imports, permits: new Permits(importPermits(orm)) }),
+      ...importsHandlers(config.imports),
     },
     aiAvailable: config.ai !== undefined,
     orm,
     jsonBodyLimit: config.jsonBodyLimit,
     accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
+    admission: { createImport: importPermits, deleteImport: importPermits },
   });
 
   app.use(requestLog(logger));

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CSV_CONTENT_LIMIT, type ImportSettings } from '../config.ts';
-import type { Permits } from '../core/permits.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { NotFound, ValidationFailed } from '../core/errors.ts';
@@ -24,16 +23,6 @@ import { lockFamilyImports, passTurn } from './import-turns.ts';
 import { findImport, type ImportRecord } from './import.queries.ts';
 
 type ConfigurationInput = Partial<{ [K in keyof ImportConfiguration]: ImportConfiguration[K] }>;
-
-/**
- * What the import operations need: the import settings (the lanes jobs are queued in) and the
- * permits that keep the heavy import requests (a 10 MiB CSV written, up to a million staged rows
- * deleted) to a fixed share of the request pool.
- */
-export interface ImportService {
-  settings: ImportSettings;
-  permits: Permits;
-}
 
 export interface NewImport extends ConfigurationInput {
   raw_file_content: string;
@@ -69,7 +58,7 @@ async function accountOf(tx: EntityManager, familyId: string, accountId: string)
  */
 export async function createImport(
   em: EntityManager,
-  service: ImportService,
+  settings: ImportSettings,
   familyId: string,
   input: NewImport,
 ): Promise<string> {
@@ -78,19 +67,17 @@ export async function createImport(
   const type = input.type ?? 'TransactionImport';
   const configuration = configurationOf(input);
   const id = randomUUID();
-  await service.permits.run(() =>
-    writeUnit(em, async (tx) => {
-      if (input.account_id) await accountOf(tx, familyId, input.account_id);
-      await sql(
-        tx,
-        `insert into imports (id, family_id, type, account_id, configuration, raw_file_content, status, publish_when_read)
-         values (?, ?, ?, ?, ?, ?, 'staging', ?)`,
-        [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), text, input.publish === 'true'],
-      );
-      await lockFamilyImports(tx, familyId);
-      await startStaging(tx, familyId, id, service.settings);
-    }),
-  );
+  await writeUnit(em, async (tx) => {
+    if (input.account_id) await accountOf(tx, familyId, input.account_id);
+    await sql(
+      tx,
+      `insert into imports (id, family_id, type, account_id, configuration, raw_file_content, status, publish_when_read)
+       values (?, ?, ?, ?, ?, ?, 'staging', ?)`,
+      [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), text, input.publish === 'true'],
+    );
+    await lockFamilyImports(tx, familyId);
+    await startStaging(tx, familyId, id, settings);
+  });
   return id;
 }
 
@@ -126,7 +113,7 @@ async function importToChange(
  */
 export async function updateImport(
   em: EntityManager,
-  service: ImportService,
+  settings: ImportSettings,
   familyId: string,
   id: string,
   change: ImportChange,
@@ -142,23 +129,28 @@ export async function updateImport(
       accountId,
       id,
     ]);
-    if (current.status === 'pending') await startStaging(tx, familyId, id, service.settings);
+    if (current.status === 'pending') await startStaging(tx, familyId, id, settings);
   });
 }
 
 /** Marks a pending, valid import `importing` and queues its job in the family's turn; 422 saying why not. */
-export function publishImport(em: EntityManager, service: ImportService, familyId: string, id: string): Promise<void> {
+export function publishImport(
+  em: EntityManager,
+  settings: ImportSettings,
+  familyId: string,
+  id: string,
+): Promise<void> {
   return writeUnit(em, async (tx) => {
     await importToChange(tx, familyId, id, publishProblem);
-    await startImporting(tx, familyId, id, service.settings);
+    await startImporting(tx, familyId, id, settings);
   });
 }
 
 /** Marks a complete (or revert_failed) import `reverting` and queues the job that undoes it, in the family's turn. */
-export function revertImport(em: EntityManager, service: ImportService, familyId: string, id: string): Promise<void> {
+export function revertImport(em: EntityManager, settings: ImportSettings, familyId: string, id: string): Promise<void> {
   return writeUnit(em, async (tx) => {
     await importToChange(tx, familyId, id, revertProblem);
-    await startReverting(tx, familyId, id, service.settings);
+    await startReverting(tx, familyId, id, settings);
   });
 }
 
@@ -168,15 +160,13 @@ export function revertImport(em: EntityManager, service: ImportService, familyId
  */
 export async function deleteImport(
   em: EntityManager,
-  service: ImportService,
+  settings: ImportSettings,
   familyId: string,
   id: string,
 ): Promise<void> {
-  await service.permits.run(() =>
-    writeUnit(em, async (tx) => {
-      await importToChange(tx, familyId, id, deleteProblem);
-      await sql(tx, 'delete from imports where id = ?', [id]);
-      await passTurn(tx, familyId, service.settings);
-    }),
-  );
+  await writeUnit(em, async (tx) => {
+    await importToChange(tx, familyId, id, deleteProblem);
+    await sql(tx, 'delete from imports where id = ?', [id]);
+    await passTurn(tx, familyId, settings);
+  });
 }

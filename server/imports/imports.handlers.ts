@@ -1,14 +1,8 @@
 import type { Handlers } from '../http/contract.ts';
 import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findImport, importDetailView, importView, searchImportRows, searchImports } from './import.queries.ts';
-import {
-  createImport,
-  deleteImport,
-  publishImport,
-  revertImport,
-  updateImport,
-  type ImportService,
-} from './import.service.ts';
+import type { ImportSettings } from '../config.ts';
+import { createImport, deleteImport, publishImport, revertImport, updateImport } from './import.service.ts';
 
 type ImportOperations =
   | 'listImports'
@@ -20,8 +14,8 @@ type ImportOperations =
   | 'publishImport'
   | 'revertImport';
 
-/** The import operations, with the settings and request permits of imports (import.service.ts). */
-export function importsHandlers(service: ImportService): Handlers<ImportOperations> {
+/** The import operations, with the import settings (the lanes their jobs are queued in). */
+export function importsHandlers(settings: ImportSettings): Handlers<ImportOperations> {
   return {
     async listImports({ em, principal, query }) {
       const page = pageRequest(query);
@@ -29,18 +23,18 @@ export function importsHandlers(service: ImportService): Handlers<ImportOperatio
       return { status: 200, body: { data: rows.map(importView), meta: paginationMeta(page, total) } };
     },
     async createImport({ em, principal, body }) {
-      const id = await createImport(em, service, principal.familyId, body);
+      const id = await createImport(em, settings, principal.familyId, body);
       return { status: 201, body: { data: importView(await findImport(em, principal.familyId, id)) } };
     },
     async getImport({ em, principal, params }) {
       return { status: 200, body: { data: importDetailView(await findImport(em, principal.familyId, params.id)) } };
     },
     async updateImport({ em, principal, params, body }) {
-      await updateImport(em, service, principal.familyId, params.id, body);
+      await updateImport(em, settings, principal.familyId, params.id, body);
       return { status: 200, body: { data: importDetailView(await findImport(em, principal.familyId, params.id)) } };
     },
     async deleteImport({ em, principal, params }) {
-      await deleteImport(em, service, principal.familyId, params.id);
+      await deleteImport(em, settings, principal.familyId, params.id);
       return { status: 200, body: { data: { id: params.id, deleted: true } } };
     },
     async listImportRows({ em, principal, params, query }) {
@@ -52,11 +46,11 @@ export function importsHandlers(service: ImportService): Handlers<ImportOperatio
       return { status: 200, body: { data: rows, meta: paginationMeta(page, total) } };
     },
     async publishImport({ em, principal, params }) {
-      await publishImport(em, service, principal.familyId, params.id);
+      await publishImport(em, settings, principal.familyId, params.id);
       return { status: 202, body: { data: importDetailView(await findImport(em, principal.familyId, params.id)) } };
     },
     async revertImport({ em, principal, params }) {
-      await revertImport(em, service, principal.familyId, params.id);
+      await revertImport(em, settings, principal.familyId, params.id);
       return { status: 202, body: { data: importDetailView(await findImport(em, principal.familyId, params.id)) } };
     },
   };
