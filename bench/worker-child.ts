@@ -1,5 +1,5 @@
 /**
- * The job runner for the mixed-load bench, in a process of its own: `startWorker` (as `npm run
+ * The job runner for the mixed-load and import-flood benches, in a process of its own: `startWorker` (as `npm run
  * worker` runs it) on DATABASE_URL with WORKER_CONCURRENCY jobs at once and a 'warn' logger.
  * Reports over IPC like bench/serve-child.ts (port 0: it serves nothing) and, on the message
  * 'stop', lets its running jobs finish and exits normally.
@@ -13,6 +13,7 @@ const worker = await startWorker({
   connectionString: process.env.DATABASE_URL!,
   concurrency: config.workerConcurrency,
   pollIntervalMs: config.workerPollIntervalMs,
+  imports: config.imports,
   logger: createLogger('warn'),
 });
 process.send?.({ ready: true, port: 0 });

@@ -13,6 +13,8 @@ import { systemClock, type Clock } from './core/clock.ts';
 import { WorkSlots } from './core/work-slots.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
+import { importsHandlers } from './imports/imports.handlers.ts';
+import { Permits } from './core/permits.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { docsRoutes } from './http/docs-routes.ts';
@@ -36,6 +38,7 @@ export interface AppDependencies {
     | 'aiMessagesPerHour'
     | 'passwordHashConcurrency'
     | 'passwordHashWaitMs'
+    | 'imports'
   > &
     RateLimitConfig &
     LoginThrottleConfig;
@@ -63,6 +66,9 @@ export async function createApp({
 }: AppDependencies): Promise<Koa> {
   // Koa's `proxy` would believe the left-most X-Forwarded-For entry: the client address is ours.
   const app = new Koa({ proxy: false });
+  // Import requests that move much data (a 10 MiB CSV in, a million staged rows out) run at most a
+  // quarter of the pool's size at once, so a flood of them leaves the rest to everyone else.
+  const importPermits = new Permits(Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 1) / 4)));
   const documentJson = JSON.stringify(document);
 
   const publicRoutes = new Router();
@@ -90,12 +96,14 @@ export async function createApp({
         defaultModel: config.ai?.model ?? '',
         limit: { perHour: config.aiMessagesPerHour },
       }),
+      ...importsHandlers(config.imports),
     },
     aiAvailable: config.ai !== undefined,
     orm,
     jsonBodyLimit: config.jsonBodyLimit,
     accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
+    admission: { createImport: importPermits, deleteImport: importPermits },
   });
 
   app.use(clientAddressMiddleware(config.trustProxy));

@@ -17,6 +17,8 @@ export interface Config {
   embeddedPgPort: number;
   /** Connections in the ORM pool (DB_POOL_SIZE, default 10). */
   dbPoolSize: number;
+  /** Longest wait of a request for a free pool connection before it is answered 503 (DB_ACQUIRE_TIMEOUT_MS, default 10000). */
+  dbAcquireTimeoutMs: number;
   /** Largest JSON body accepted, in bytes (JSON_BODY_LIMIT, default 16 MiB; must exceed the 10 MiB CSV limit). */
   jsonBodyLimit: number;
   /** pino level (LOG_LEVEL, default info). */
@@ -86,6 +88,22 @@ export interface Config {
   ai: AiProviderConfig | undefined;
   /** Chat messages and retries per user per hour (AI_MESSAGES_PER_HOUR, default 60; 0 = no limit). */
   aiMessagesPerHour: number;
+  /** How much work one import may make and how imports share the database (IMPORT_*). */
+  imports: ImportSettings;
+}
+
+/** Limits and scheduling of CSV imports (docs/imports.md#limits). */
+export interface ImportSettings {
+  /** Data rows an import may have (IMPORT_MAX_ROWS, default 1,000,000); more is a file error. */
+  maxRows: number;
+  /** Bytes of cells, values and problems an import may stage (IMPORT_MAX_STAGED_BYTES, default 256 MiB). */
+  maxStagedBytes: number;
+  /** Longest statement of an import's reading, writing or reverting (IMPORT_STATEMENT_TIMEOUT_MS, default 120000). */
+  statementTimeoutMs: number;
+  /** Days after which a pending or failed import expires: its rows and CSV are removed (IMPORT_EXPIRY_DAYS, default 7). */
+  expiryDays: number;
+  /** Import jobs running at once across all workers (IMPORT_CONCURRENCY, default 1); a family's run one at a time. */
+  concurrency: number;
 }
 
 /** The proxies whose X-Forwarded-For entries are believed. */
@@ -246,6 +264,17 @@ function aiProvider(env: NodeJS.ProcessEnv): AiProviderConfig | undefined {
   };
 }
 
+/** The IMPORT_* settings; `importSettings({})` gives the defaults. */
+export function importSettings(env: NodeJS.ProcessEnv = process.env): ImportSettings {
+  return {
+    maxRows: integer(env, 'IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
+    maxStagedBytes: integer(env, 'IMPORT_MAX_STAGED_BYTES', 256 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+    statementTimeoutMs: integer(env, 'IMPORT_STATEMENT_TIMEOUT_MS', 120_000, 1, 86_400_000),
+    expiryDays: integer(env, 'IMPORT_EXPIRY_DAYS', 7, 1, 3650),
+    concurrency: integer(env, 'IMPORT_CONCURRENCY', 1, 1, 100),
+  };
+}
+
 /** Parses and checks the environment; throws with the variable's name on a bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const jsonBodyLimit = integer(env, 'JSON_BODY_LIMIT', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
@@ -266,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || '.data'),
     embeddedPgPort: integer(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
+    dbAcquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 10_000, 1, 600_000),
     jsonBodyLimit,
     logLevel: env.LOG_LEVEL || 'info',
     demoData: boolean(env, 'DEMO_DATA', true),
@@ -292,5 +322,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultCurrency,
     ai: aiProvider(env),
     aiMessagesPerHour: integer(env, 'AI_MESSAGES_PER_HOUR', 60, 0, 1_000_000),
+    imports: importSettings(env),
   };
 }

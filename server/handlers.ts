@@ -3,7 +3,6 @@ import { balancesHandlers } from './balances/balances.handlers.ts';
 import { categoriesHandlers } from './categories/categories.handlers.ts';
 import { exchangeRatesHandlers } from './exchange-rates/exchange-rates.handlers.ts';
 import { holdingsHandlers } from './holdings/holdings.handlers.ts';
-import { importsHandlers } from './imports/imports.handlers.ts';
 import type { Handler, OperationId } from './http/contract.ts';
 import { merchantsHandlers } from './merchants/merchants.handlers.ts';
 import { securitiesHandlers } from './securities/securities.handlers.ts';
@@ -17,7 +16,7 @@ import { valuationsHandlers } from './valuations/valuations.handlers.ts';
 /**
  * Every implemented resource operation, by operationId. The sign-in operations need settings and
  * keys, so app.ts adds them (auth/auth.handlers.ts, auth/mobile-sso.handlers.ts), and so do the chat
- * operations (assistant/chats.handlers.ts). The router refuses to start when an operation has none.
+ * operations (assistant/chats.handlers.ts) and the import operations (imports/imports.handlers.ts). The router refuses to start when an operation has none.
  */
 export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...accountsHandlers,
@@ -33,5 +32,4 @@ export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...tradesHandlers,
   ...holdingsHandlers,
   ...balancesHandlers,
-  ...importsHandlers,
 };

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const database = await resolveDatabase(config, logger);
-  const orm = await openOrm(database.url, config.dbPoolSize);
+  const orm = await openOrm(database.url, config.dbPoolSize, config.dbAcquireTimeoutMs);
   logger.info('database schema is up to date');
 
   const demo = config.demoData
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
         aiConcurrency: config.aiWorkerConcurrency,
         pollIntervalMs: config.workerPollIntervalMs,
         ai: config.ai,
+        imports: config.imports,
         logger: logger.child({ component: 'worker' }),
       })
     : undefined;

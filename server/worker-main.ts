@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     aiConcurrency: config.aiWorkerConcurrency,
     pollIntervalMs: config.workerPollIntervalMs,
     ai: config.ai,
+    imports: config.imports,
     logger: logger.child({ component: 'worker' }),
   });
   surviveLostConnections(worker, logger);

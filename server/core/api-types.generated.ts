@@ -759,9 +759,9 @@ export interface paths {
         put?: never;
         /**
          * Create an import
-         * @description Creates an import from CSV text sent in a flat JSON body; the new import is `pending`. When `publish` is the string `true` and the configuration (column labels and formats) is valid, the import is also queued for processing: the job marks it `importing`, writes its rows and entries in a single database transaction, and ends with `complete`, or with `failed` and `error` set and nothing written. Follow the progress with `getImport`. `type` defaults to `TransactionImport`.
+         * @description Creates an import from CSV text sent in a flat JSON body. The new import is `staging`: a background job reads the CSV into rows with the configuration (column labels and formats), then the import is `pending` with its `stats`, its rows (`listImportRows`) and, when the file as a whole cannot be read, `error`. Follow it with `getImport`. The imports of one family are read, written and reverted one at a time, in the order they were asked for, and families take turns; `queue_position` tells whether an import still waits. When `publish` is the string `true` and every row reads valid, the import goes on to `importing` once read: its job writes its rows and entries in a single database transaction and ends with `complete`, or with `failed` and `error` set and nothing written; otherwise it stays `pending`. `type` defaults to `TransactionImport`.
          *
-         *     `raw_file_content` larger than 10,485,760 bytes (10 MiB) is answered with 422 `content_too_large`; the request body limit of the server is higher, so this is the answer clients see for an oversized CSV rather than 413. An `account_id` that is not an account of the family is answered with 404. Requires the `read_write` scope.
+         *     Limits: `raw_file_content` larger than 10,485,760 bytes (10 MiB) is answered with 422 `content_too_large` (the request body limit of the server is higher, so this is the answer clients see for an oversized CSV rather than 413). A CSV with more data rows than an import may have (1,000,000 by default), or whose rows take more room once read than an import may stage (256 MiB of cells, values and problems by default), is a file that cannot be read: the import is `pending` with no rows and `error` naming the limit. An `account_id` that is not an account of the family is answered with 404. Requires the `read_write` scope.
          */
         post: operations["createImport"];
         delete?: never;
@@ -790,12 +790,16 @@ export interface paths {
         get: operations["getImport"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an import
+         * @description Deletes an import that has written nothing, with its rows and its CSV text: a `pending`, `failed` or `expired` import, or a `staging` one that still waits for its turn (`queue_position` set). An import being read right now, or one that is `importing`, `complete`, `reverting` or `revert_failed`, is answered with 422 (revert a complete one first: it is `pending` again afterwards). Another family's import is 404. When the deleted import held its family's turn, the next one waiting gets it. Requires the `read_write` scope.
+         */
+        delete: operations["deleteImport"];
         options?: never;
         head?: never;
         /**
          * Change the configuration of an import
-         * @description Changes the column labels, formats or account of a `pending` import and reads its CSV again with them, so the answer's `stats` (and `listImportRows`) show at once whether it can be published. Any other state is answered with 422; an `account_id` that is not an account of the family with 404. Requires the `read_write` scope.
+         * @description Changes the column labels, formats or account of a `pending` import and has its CSV read again with them: the import is `staging` (with no rows and zero `stats`) until the background job has read it, then `pending` again with the new `stats` and rows, so a client sees whether it can be published. Any other state is answered with 422; an `account_id` that is not an account of the family with 404. Requires the `read_write` scope.
          */
         patch: operations["updateImport"];
         trace?: never;
@@ -815,7 +819,7 @@ export interface paths {
         };
         /**
          * List the rows of an import
-         * @description Returns the import's data rows as they were read from the CSV with its current configuration, one page at a time in file order, each with its problems, so a client can show what is wrong before publishing. `valid` narrows the list to the rows that can (`true`) or cannot (`false`) be imported. Requires the `read` scope (a `read_write` credential also works).
+         * @description Returns the import's data rows as they were read from the CSV with its current configuration, one page at a time in file order, each with its problems, so a client can show what is wrong before publishing. `valid` narrows the list to the rows that can (`true`) or cannot (`false`) be imported. A `staging` import has no rows until it has been read, and an `expired` one none any more. Requires the `read` scope (a `read_write` credential also works).
          */
         get: operations["listImportRows"];
         put?: never;
@@ -843,7 +847,7 @@ export interface paths {
         put?: never;
         /**
          * Publish an import
-         * @description Queues a `pending` import whose rows are all valid: it becomes `importing` at once and the `import_process` job writes every row in one database transaction, ending `complete` (with `stats.imported_count` records) or `failed` with `error` and nothing written. A client follows the progress with `getImport`. An import that is not `pending`, has no rows, has invalid rows or lacks an account (when its type needs one and the CSV names none) is answered with 422. Requires the `read_write` scope.
+         * @description Queues a `pending` import whose rows are all valid: it becomes `importing` at once and the `import_process` job writes every row in one database transaction, ending `complete` (with `stats.imported_count` records) or `failed` with `error` and nothing written. While another import of the family is read, written or reverted, it waits its turn (`queue_position`). A step of the write that runs longer than the server's statement limit for imports fails it with `error` saying so. A client follows the progress with `getImport`. An import that is not `pending`, has no rows, has invalid rows or lacks an account (when its type needs one and the CSV names none) is answered with 422. Requires the `read_write` scope.
          */
         post: operations["publishImport"];
         delete?: never;
@@ -869,7 +873,7 @@ export interface paths {
         put?: never;
         /**
          * Revert an import
-         * @description Undoes a `complete` (or `revert_failed`) import: it becomes `reverting` at once and the `import_revert` job removes exactly the records the import created (entries, accounts, categories, tags, merchants, rules, exchange rates) and puts back the exchange rates it replaced, as they were, in one transaction, then the import is `pending` again (it can be changed and published anew), or `revert_failed` with `error`. Securities are shared and stay. Any other state is answered with 422. Requires the `read_write` scope.
+         * @description Undoes a `complete` (or `revert_failed`) import: it becomes `reverting` at once and the `import_revert` job removes exactly the records the import created (entries, accounts, categories, tags, merchants, rules, exchange rates) and puts back the exchange rates it replaced, as they were, in one transaction, then the import is `pending` again (it can be changed and published anew), or `revert_failed` with `error`. Securities are shared and stay. Like reading and writing, it waits while another import of the family runs (`queue_position`). Any other state is answered with 422. Requires the `read_write` scope.
          */
         post: operations["revertImport"];
         delete?: never;
@@ -2282,10 +2286,10 @@ export interface components {
             } & (unknown | unknown))[];
         };
         /**
-         * @description Processing state. A new import is `pending`; publishing queues it and makes it `importing`, after which it ends `complete` or, on any failure with nothing written, `failed`. `reverting` and `revert_failed` belong to undoing a completed import.
+         * @description Processing state. A new import is `staging` until its CSV has been read into rows, then `pending`: it can be changed, published or deleted. Publishing makes it `importing`, after which it ends `complete` or, on any failure with nothing written, `failed`. `reverting` and `revert_failed` belong to undoing a completed import. A `pending` or `failed` import left alone for 7 days (the server's `IMPORT_EXPIRY_DAYS`) becomes `expired`: its rows and its CSV text are removed, and it can only be deleted. `staging`, `importing` and `reverting` imports of one family run one at a time, in the order they were asked for; `queue_position` tells whether one is still waiting.
          * @enum {string}
          */
-        ImportStatus: "pending" | "complete" | "importing" | "reverting" | "revert_failed" | "failed";
+        ImportStatus: "staging" | "pending" | "complete" | "importing" | "reverting" | "revert_failed" | "failed" | "expired";
         /**
          * @description What the CSV contains: `TransactionImport` (transactions), `TradeImport` (investment trades; a negative `qty` is a sale), `AccountImport` (accounts with their opening balance), `CategoryImport` (categories, columns `name`, `color`, `parent_category`, `icon`), `ExternalImport` (the CSV export of another personal-finance application with the fixed columns `Date, Amount, Account Name, Description, Category, Labels, Currency, Notes, Transaction Type`, dates `%m/%d/%Y`, `credit` meaning money in) or `RuleImport` (rules that fill in the category, merchant or tags of a transaction whose name matches, for later imports and `createTransaction`: columns `name`, `resource_type` (`transaction`), `active`, `effective_date`, and `conditions` and `actions` as JSON arrays such as `[{"condition_type": "transaction_name", "operator": "like", "value": "grocery"}]` (`like`: contains, any case; `=`: exactly) and `[{"action_type": "set_transaction_category", "value": "Groceries"}]` (also `set_transaction_merchant`, `set_transaction_tags`); a rule only fills what a transaction leaves empty) or `ExchangeRateImport` (exchange rates of the family: the European Central Bank's reference-rate CSV as published, daily or historical, with a `Date` column and one column of rates per 1 EUR for each currency, `N/A` cells skipped; or rows of `date,from,to,rate`; a rate the family has for a pair and date is replaced, and a revert puts it back).
          * @enum {string}
@@ -2302,10 +2306,12 @@ export interface components {
              * @description Account the rows are imported into, or null when none was chosen.
              */
             account_id: string | null;
-            /** @description Number of data rows read from the CSV. */
+            /** @description Number of data rows read from the CSV (0 while a `staging` import waits to be read). */
             rows_count: number;
-            /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed), which keeps it from being published; otherwise null. */
+            /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed, more rows than an import may have, rows too large once read, reading that took too long), which keeps it from being published; for an `expired` import, that it expired; otherwise null. */
             error: string | null;
+            /** @description While the import waits for its turn to be read, written or reverted: its place among the family's imports waiting for that (1 = next; the family's imports run one at a time, and the families take turns). Null when it is not waiting (its work runs, or it has none). */
+            queue_position: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2436,10 +2442,12 @@ export interface components {
              * @description Account the rows are imported into, or null when none was chosen.
              */
             account_id: string | null;
-            /** @description Number of data rows read from the CSV. */
+            /** @description Number of data rows read from the CSV (0 while a `staging` import waits to be read). */
             rows_count: number;
-            /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed), which keeps it from being published; otherwise null. */
+            /** @description Reason of the failure when `status` is `failed` or `revert_failed`; for a `pending` import, why its CSV cannot be read with its configuration (a missing or repeated column, no data rows, a quote never closed, more rows than an import may have, rows too large once read, reading that took too long), which keeps it from being published; for an `expired` import, that it expired; otherwise null. */
             error: string | null;
+            /** @description While the import waits for its turn to be read, written or reverted: its place among the family's imports waiting for that (1 = next; the family's imports run one at a time, and the families take turns). Null when it is not waiting (its work runs, or it has none). */
+            queue_position: number | null;
             configuration: components["schemas"]["ImportConfiguration"];
             stats: components["schemas"]["ImportStats"];
             /** Format: date-time */
@@ -2786,17 +2794,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": "internal_error",
-                 *       "message": "An unexpected error occurred",
-                 *       "errors": [
-                 *         {
-                 *           "message": "An unexpected error occurred"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -6522,6 +6519,7 @@ export interface operations {
                      *           "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *           "rows_count": 42,
                      *           "error": null,
+                     *           "queue_position": null,
                      *           "created_at": "2024-03-20T09:00:00Z",
                      *           "updated_at": "2024-03-20T09:00:07Z"
                      *         },
@@ -6532,6 +6530,7 @@ export interface operations {
                      *           "account_id": "c7e19b44-25d8-4f6a-8b3e-91a0d2c4e5f7",
                      *           "rows_count": 3,
                      *           "error": "Row 2: date '31/02/2024' does not match %d/%m/%Y",
+                     *           "queue_position": null,
                      *           "created_at": "2024-03-18T14:12:55Z",
                      *           "updated_at": "2024-03-18T14:12:58Z"
                      *         }
@@ -6587,7 +6586,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The import was created with status `pending`. */
+            /** @description The import was created; its CSV is read in the background (`staging`). */
             201: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6601,10 +6600,11 @@ export interface operations {
                      *       "data": {
                      *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
                      *         "type": "TransactionImport",
-                     *         "status": "pending",
+                     *         "status": "staging",
                      *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-                     *         "rows_count": 2,
+                     *         "rows_count": 0,
                      *         "error": null,
+                     *         "queue_position": 1,
                      *         "created_at": "2024-03-20T09:00:00Z",
                      *         "updated_at": "2024-03-20T09:00:00Z"
                      *       }
@@ -6684,6 +6684,7 @@ export interface operations {
                      *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *         "rows_count": 42,
                      *         "error": null,
+                     *         "queue_position": null,
                      *         "configuration": {
                      *           "date_col_label": "Date",
                      *           "amount_col_label": "Amount",
@@ -6723,6 +6724,68 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    deleteImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import and its rows were deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The import has written records, or is being read or written. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "validation_failed",
+                     *       "message": "Only an import that has written nothing can be deleted (this one is complete); revert it first",
+                     *       "errors": [
+                     *         {
+                     *           "message": "Only an import that has written nothing can be deleted (this one is complete); revert it first"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     updateImport: {
         parameters: {
             query?: never;
@@ -6749,7 +6812,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The import with its new configuration and statistics. */
+            /** @description The import with its new configuration, queued to be read again (`staging`). */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6763,10 +6826,11 @@ export interface operations {
                      *       "data": {
                      *         "id": "f8d2b6a1-3e9c-4b7d-9a5e-6c2f8d1b4a39",
                      *         "type": "TransactionImport",
-                     *         "status": "pending",
+                     *         "status": "staging",
                      *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
-                     *         "rows_count": 2,
+                     *         "rows_count": 0,
                      *         "error": null,
+                     *         "queue_position": 1,
                      *         "configuration": {
                      *           "date_col_label": "Date",
                      *           "amount_col_label": "Amount",
@@ -6787,8 +6851,8 @@ export interface operations {
                      *           "col_sep": ";"
                      *         },
                      *         "stats": {
-                     *           "rows_count": 2,
-                     *           "valid_rows_count": 2,
+                     *           "rows_count": 0,
+                     *           "valid_rows_count": 0,
                      *           "invalid_rows_count": 0,
                      *           "imported_count": 0
                      *         },
@@ -6932,6 +6996,7 @@ export interface operations {
                      *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *         "rows_count": 2,
                      *         "error": null,
+                     *         "queue_position": null,
                      *         "configuration": {
                      *           "date_col_label": "Date",
                      *           "amount_col_label": "Amount",
@@ -7025,6 +7090,7 @@ export interface operations {
                      *         "account_id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
                      *         "rows_count": 2,
                      *         "error": null,
+                     *         "queue_position": null,
                      *         "configuration": {
                      *           "date_col_label": "Date",
                      *           "amount_col_label": "Amount",

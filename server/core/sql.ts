@@ -103,20 +103,34 @@ export function sqlOn(target: SqlTarget): Sql {
 
 /**
  * Runs `work` in one transaction on a job's connection: committed when it returns, rolled back
- * when it throws (and the error passed on).
+ * when it throws (and the error passed on). With `statementTimeoutMs`, any statement of it that
+ * runs (or waits for a lock) longer is cancelled: SQLSTATE 57014, see isQueryCanceled.
  */
-export async function inTransaction<T>(connection: Queryable, work: (run: Sql) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  connection: Queryable,
+  work: (run: Sql) => Promise<T>,
+  options: { statementTimeoutMs?: number } = {},
+): Promise<T> {
   const plain = (text: string) =>
     connection.query({ text, values: [] } as unknown as Parameters<Queryable['query']>[0]);
   await plain('begin');
   try {
-    const result = await work(sqlOn(connection));
+    const run = sqlOn(connection);
+    if (options.statementTimeoutMs !== undefined) {
+      await run(`select set_config('statement_timeout', ?, true)`, [`${options.statementTimeoutMs}ms`]);
+    }
+    const result = await work(run);
     await plain('commit');
     return result;
   } catch (error) {
     await plain('rollback');
     throw error;
   }
+}
+
+/** Whether PostgreSQL cancelled a statement: it ran past statement_timeout (or was cancelled by hand). */
+export function isQueryCanceled(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '57014';
 }
 
 /** A filtered listing: `from` holds the FROM/JOIN/WHERE part of the page, with `params`. */

@@ -18,6 +18,7 @@ import { Migration20261129000000_money } from './migrations/Migration20261129000
 import { Migration20261129010000_exchange_rate_imports } from './migrations/Migration20261129010000_exchange_rate_imports.ts';
 import { Migration20261129020000_transfers } from './migrations/Migration20261129020000_transfers.ts';
 import { Migration20261129030000_family_rates } from './migrations/Migration20261129030000_family_rates.ts';
+import { Migration20261130010000_import_turns } from './migrations/Migration20261130010000_import_turns.ts';
 import { Migration20261130040000_balance_bound } from './migrations/Migration20261130040000_balance_bound.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
@@ -45,17 +46,21 @@ const migrations = [
   { name: 'Migration20261129010000_exchange_rate_imports', class: Migration20261129010000_exchange_rate_imports },
   { name: 'Migration20261129020000_transfers', class: Migration20261129020000_transfers },
   { name: 'Migration20261129030000_family_rates', class: Migration20261129030000_family_rates },
+  { name: 'Migration20261130010000_import_turns', class: Migration20261130010000_import_turns },
   { name: 'Migration20261130040000_balance_bound', class: Migration20261130040000_balance_bound },
 ];
 
-/** ORM options for a database URL. */
-export function ormOptions(clientUrl: string, poolSize: number): Options {
+/**
+ * ORM options for a database URL. A request waits at most `acquireTimeoutMs` for a free
+ * connection; then it fails with knex's KnexTimeoutError, which the API answers 503 (http/error-middleware.ts).
+ */
+export function ormOptions(clientUrl: string, poolSize: number, acquireTimeoutMs = 10_000): Options {
   return {
     clientUrl,
     entities,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true },
-    pool: { min: 0, max: poolSize },
+    pool: { min: 0, max: poolSize, acquireTimeoutMillis: acquireTimeoutMs },
     driverOptions: { connection: { options: SESSION_OPTIONS } },
     allowGlobalContext: false,
     discovery: { warnWhenNoEntities: true },
@@ -64,8 +69,8 @@ export function ormOptions(clientUrl: string, poolSize: number): Options {
 }
 
 /** Connects the ORM and brings the schema up to date, the job queue's included. */
-export async function openOrm(clientUrl: string, poolSize: number): Promise<MikroORM> {
-  const orm = await MikroORM.init(ormOptions(clientUrl, poolSize));
+export async function openOrm(clientUrl: string, poolSize: number, acquireTimeoutMs?: number): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormOptions(clientUrl, poolSize, acquireTimeoutMs));
   await orm.getMigrator().up();
   await installJobQueue(clientUrl);
   return orm;

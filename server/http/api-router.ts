@@ -7,6 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createOpenApiAjv } from './ajv.ts';
 import type { AccessGate } from './access-gate.ts';
+import type { Permits } from '../core/permits.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
 import { BadRequest, Forbidden, NotFound } from '../core/errors.ts';
 import { HttpError, RequestInvalid } from './errors.ts';
@@ -33,6 +34,12 @@ export interface ApiRouterOptions {
   aiAvailable: boolean;
   /** Where a failed browser step (`x-error-redirect`) sends the browser. */
   errorRedirect?: (error: unknown, log: Logger) => string;
+  /**
+   * Operations that each take a permit of the given Permits once their caller is let in and
+   * before their body is read, holding it to their answer: heavy requests that may run only so
+   * many at once (their bodies wait unread meanwhile, holding neither memory nor a connection).
+   */
+  admission?: Partial<Record<OperationId, Permits>>;
 }
 
 /** "getTransaction" + "id" -> "Transaction"; "createChatMessage" + "chat_id" -> "Chat". */
@@ -120,6 +127,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
     const secured = security.length > 0;
     const pathParam = /\{(\w+)\}/.exec(operation.path)?.[1];
     const koaPath = operation.path.replace(/\{(\w+)\}/g, ':$1');
+    const permits = options.admission?.[operationId];
     const cookieNames = ((operation.parameters ?? []) as { in?: string; name?: string }[])
       .filter((parameter) => parameter.in === 'cookie')
       .map((parameter) => parameter.name!);
@@ -148,6 +156,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         }
         await next();
       },
+      ...(permits ? [(_ctx: Context, next: () => Promise<unknown>) => permits.run(next)] : []),
       ...(operation.requestBody ? [parseBody] : []),
       ...(operation['x-error-redirect'] && options.errorRedirect ? [redirectErrors(options.errorRedirect)] : []),
       async (ctx: Context) => {

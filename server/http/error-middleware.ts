@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../core/errors.ts';
 import { isConnectionLoss } from '../db/connection-loss.ts';
-import { errorResponse, HttpError } from './errors.ts';
+import { errorResponse, HttpError, ServiceBusy } from './errors.ts';
 
 function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -13,8 +13,9 @@ const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * First in the chain: every failure leaves as the documented error body. Domain errors get the
- * status of their kind and HTTP errors keep their own; a lost
- * database is a 503; anything else is a 500 whose details are logged with the request id, never sent.
+ * status of their kind and HTTP errors keep their own; a database out of reach (restarting, or no
+ * connection free in time) is a 503 with Retry-After; anything else is a 500 whose details are
+ * logged with the request id, never sent.
  */
 export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
@@ -28,7 +29,13 @@ export function errorMiddleware(): Middleware {
         ctx.status = ctx.status === 405 ? 405 : 404;
         ctx.body = { error: code, message, errors: [{ message }] };
       }
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
+      if (isConnectionLoss(error)) {
+        // A passing state the client can wait out, not a fault of the service (docs/faults.md).
+        ctx.state.log.warn({ err: error }, 'database out of reach: answered 503');
+        error = new ServiceBusy(DATABASE_RETRY_AFTER_SECONDS);
+      }
       if (error instanceof DomainError || error instanceof HttpError) {
         const { status, headers, body } = errorResponse(error);
         ctx.status = status;
@@ -43,16 +50,6 @@ export function errorMiddleware(): Middleware {
         const message = 'A value in the request cannot be stored or compared (it is out of range or malformed)';
         ctx.status = 422;
         ctx.body = { error: 'validation_failed', message, errors: [{ message }] };
-        return;
-      }
-      if (isConnectionLoss(error)) {
-        // The database is restarting or every connection is busy: a passing state the client can
-        // wait out, not a fault of the service (docs/faults.md).
-        ctx.state.log.warn({ err: error }, 'database unavailable');
-        const message = 'The database cannot be reached right now; try again in a few seconds';
-        ctx.status = 503;
-        ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-        ctx.body = { error: 'service_unavailable', message, errors: [{ message }] };
         return;
       }
       ctx.state.log.error({ err: error }, 'unhandled error');

@@ -62,6 +62,20 @@ export class PayloadTooLarge extends HttpError {
   }
 }
 
+/**
+ * The database is out of reach for now: restarting or recovering, or no connection came free for
+ * the request in time (server/db/connection-loss.ts). The client is told when to try again.
+ */
+export class ServiceBusy extends HttpError {
+  constructor(readonly retryAfterSeconds = 2) {
+    super(
+      503,
+      'service_unavailable',
+      `The database cannot be reached or is busy right now; try again in ${retryAfterSeconds} seconds`,
+    );
+  }
+}
+
 /** The request breaks the contract; `details` carry whole-request pointers (`/query/per_page`). */
 export class RequestInvalid extends HttpError {
   constructor(details: ResponseErrorDetail[]) {
@@ -102,7 +116,7 @@ export function errorResponse(error: DomainError | HttpError): {
       ...rateLimitHeaders(error.limit, 0, error.resetInSeconds),
       'Retry-After': String(error.resetInSeconds),
     };
-  } else if (error instanceof ServerBusy) {
+  } else if (error instanceof ServerBusy || error instanceof ServiceBusy) {
     headers = { 'Retry-After': String(error.retryAfterSeconds) };
   } else if (error instanceof Unauthorized) {
     headers = { 'WWW-Authenticate': 'Bearer, ApiKey' };

@@ -1,8 +1,9 @@
 import { queueAccountSync, queueStaleSyncs } from '../accounts/account-sync.ts';
 import { balanceBoundRefusal } from '../balances/balance-bound.ts';
-import { defineTask } from '../core/job-queue.ts';
-import { inTransaction, sqlOn } from '../core/sql.ts';
+import type { ImportSettings } from '../config.ts';
+import { inTransaction, isQueryCanceled, sqlOn } from '../core/sql.ts';
 import { failImporting, finishImporting } from './import-lifecycle.ts';
+import { turnTask } from './import-turns.ts';
 import { ImportDataError, type ImportJob, type WriteOutcome } from './writers/import-writer.ts';
 import { writeAccounts } from './writers/account-writer.ts';
 import { writeCategories } from './writers/category-writer.ts';
@@ -32,8 +33,11 @@ const WRITERS: Record<string, (job: ImportJob) => Promise<WriteOutcome>> = {
 };
 
 /** Why the job failed, in words for the import's `error` (internal details only in the log). */
-function failureMessage(error: unknown): string {
+function failureMessage(error: unknown, settings: ImportSettings): string {
   if (error instanceof ImportDataError) return error.message;
+  if (isQueryCanceled(error)) {
+    return `The import was stopped: one of its steps took longer than the ${settings.statementTimeoutMs} ms an import step may take; nothing was written`;
+  }
   return (
     balanceBoundRefusal(error) ?? 'The import could not be written because of an internal error; it has been logged'
   );
@@ -44,29 +48,27 @@ function failureMessage(error: unknown): string {
  * failure or a killed worker leaves nothing half-written (PostgreSQL rolls back; the job runs
  * again and finds the import still `importing`). The import row is not locked until the end, so
  * progress written on a second connection stays visible while the rows go in; an advisory lock
- * keeps two runs of one import apart. Data problems end the import `failed` at once; other errors
- * are retried, and the last attempt marks it `failed`.
+ * keeps two runs of one import apart. Data problems, and a step that runs past the statement
+ * timeout of import work, end the import `failed` at once; other errors are retried, and the last
+ * attempt marks it `failed`.
  */
-export const importProcessTask = defineTask(
-  'import_process',
-  ['import_id'],
-  async ({ import_id: importId }, helpers) => {
-    const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
+export function importProcessTask(settings: ImportSettings) {
+  return turnTask('import_process', 'importing', settings, async ({ importId, client, helpers, lastAttempt }) => {
     const progress = (imported: number) =>
-      helpers.withPgClient(async (client) => {
-        await sqlOn(client)(
+      helpers.withPgClient(async (progressClient) => {
+        await sqlOn(progressClient)(
           `update imports set imported_count = ?, updated_at = now() where id = ?::uuid and status = 'importing'`,
           [imported, importId],
         );
       });
-
-    await helpers.withPgClient(async (client) => {
-      try {
-        await inTransaction(client, async (run) => {
+    try {
+      await inTransaction(
+        client,
+        async (run) => {
           await run('select pg_advisory_xact_lock(hashtext(?))', [`import:${importId}`]);
           const [record] = await run<ImportToProcess>(
             `select i.family_id, i.type, i.status, i.account_id, i.rows_count, f.currency as family_currency
-           from imports i join families f on f.id = i.family_id where i.id = ?::uuid`,
+             from imports i join families f on f.id = i.family_id where i.id = ?::uuid`,
             [importId],
           );
           // Done by an earlier run, or changed meanwhile: nothing to do.
@@ -85,14 +87,19 @@ export const importProcessTask = defineTask(
           for (const accountId of outcome.accounts) await queueAccountSync(client, accountId);
           if (outcome.staleSyncs) await queueStaleSyncs(client, record.family_id);
           await finishImporting(client, importId, outcome.imported);
-        });
-      } catch (error) {
-        // The database refusing rows for the balance bound is the data's problem too: retrying cannot fix it.
-        const final = error instanceof ImportDataError || balanceBoundRefusal(error) !== undefined || lastAttempt;
-        helpers.logger.error(`import_process failed for import ${importId}: ${String(error)}`, { importId });
-        if (!final) throw error;
-        await failImporting(client, importId, failureMessage(error));
-      }
-    });
-  },
-);
+        },
+        { statementTimeoutMs: settings.statementTimeoutMs },
+      );
+    } catch (error) {
+      // The database refusing rows for the balance bound is the data's problem too: retrying cannot fix it.
+      const final =
+        error instanceof ImportDataError ||
+        isQueryCanceled(error) ||
+        balanceBoundRefusal(error) !== undefined ||
+        lastAttempt;
+      helpers.logger.error(`import_process failed for import ${importId}: ${String(error)}`, { importId });
+      if (!final) throw error;
+      await failImporting(client, importId, failureMessage(error, settings));
+    }
+  });
+}

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../core/sql.ts';
-import { ImportFileProblem, readImportRows, type ReadContext, type ReadRow } from './row-reader.ts';
+import type { Sql } from '../core/sql.ts';
+import { ImportFileProblem, readImportRows, type ReadContext } from './row-reader.ts';
 
 /** Rows written per statement: large enough to amortise the round trip, small enough for memory. */
 const BATCH = 2000;
@@ -13,47 +12,59 @@ export interface StagedCounts {
   error: string | null;
 }
 
-/** One batch as one JSON document: PostgreSQL parses it once, instead of an array literal of JSON texts. */
-async function insertBatch(tx: EntityManager, importId: string, rows: ReadRow[]): Promise<void> {
-  await sql(
-    tx,
+/** How much one import may stage (config.ts ImportSettings). */
+export interface StagingLimits {
+  maxRows: number;
+  /** Bytes of the rows' JSON: cells, values and problems. */
+  maxStagedBytes: number;
+}
+
+/** One batch as one JSON document (rows already as JSON texts): PostgreSQL parses it once. */
+async function insertBatch(run: Sql, importId: string, rows: string[]): Promise<void> {
+  await run(
     `insert into import_rows (import_id, row_number, line, valid, fields, "values", errors)
-     select ?, r.row_number, r.line, r.errors = '[]'::jsonb, r.fields, r."values", r.errors
+     select ?::uuid, r.row_number, r.line, r.errors = '[]'::jsonb, r.fields, r."values", r.errors
      from jsonb_to_recordset(?::jsonb) as r(row_number int, line int, fields jsonb, "values" jsonb, errors jsonb)`,
-    [importId, JSON.stringify(rows)],
+    [importId, `[${rows.join(',')}]`],
   );
 }
 
 /**
  * Reads the CSV with the import's configuration and stores its rows (replacing earlier ones), in
  * the caller's transaction, streaming in batches: what `listImportRows` shows and the job writes.
- * A file that cannot be read at all stores no rows and says why.
+ * A file that cannot be read at all, or holds more rows or bytes than `limits` allow, throws an
+ * ImportFileProblem as soon as that is known: the caller rolls back, so nothing stays staged.
  */
 export async function stageRows(
-  tx: EntityManager,
+  run: Sql,
   importId: string,
   text: string,
   context: ReadContext,
+  limits: StagingLimits,
 ): Promise<StagedCounts> {
-  await sql(tx, 'delete from import_rows where import_id = ?', [importId]);
+  await run('delete from import_rows where import_id = ?::uuid', [importId]);
   const counts: StagedCounts = { rows_count: 0, valid_rows_count: 0, invalid_rows_count: 0, error: null };
-  let batch: ReadRow[] = [];
-  try {
-    for await (const row of readImportRows(text, context)) {
-      counts.rows_count++;
-      if (row.errors.length) counts.invalid_rows_count++;
-      else counts.valid_rows_count++;
-      batch.push(row);
-      if (batch.length === BATCH) {
-        await insertBatch(tx, importId, batch);
-        batch = [];
-      }
+  let staged = 0;
+  let batch: string[] = [];
+  for await (const row of readImportRows(text, context)) {
+    if (++counts.rows_count > limits.maxRows) {
+      throw new ImportFileProblem(`the CSV has more than ${limits.maxRows} data rows, the most an import may have`);
     }
-    if (batch.length) await insertBatch(tx, importId, batch);
-  } catch (error) {
-    if (!(error instanceof ImportFileProblem)) throw error;
-    await sql(tx, 'delete from import_rows where import_id = ?', [importId]);
-    return { rows_count: 0, valid_rows_count: 0, invalid_rows_count: 0, error: error.message };
+    if (row.errors.length) counts.invalid_rows_count++;
+    else counts.valid_rows_count++;
+    const json = JSON.stringify(row);
+    staged += Buffer.byteLength(json);
+    if (staged > limits.maxStagedBytes) {
+      throw new ImportFileProblem(
+        `the rows take more than ${limits.maxStagedBytes} bytes once read (cells, values and problems), the most an import may stage`,
+      );
+    }
+    batch.push(json);
+    if (batch.length === BATCH) {
+      await insertBatch(run, importId, batch);
+      batch = [];
+    }
   }
+  if (batch.length) await insertBatch(run, importId, batch);
   return counts;
 }

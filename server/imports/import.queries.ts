@@ -15,13 +15,19 @@ export interface ImportRecord {
   invalid_rows_count: number;
   imported_count: number;
   error: string | null;
+  /** Place among the family's imports waiting for their turn (1 = next), or null when not waiting. */
+  queue_position: number | null;
   configuration: ImportConfiguration;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
+/** Columns of an import; `from` must name the table `imports` (the queue position counts its family's waiting ones). */
 const SELECT = `id, type, status, account_id, rows_count, valid_rows_count, invalid_rows_count, imported_count,
-  error, configuration, created_at, updated_at`;
+  error, configuration, created_at, updated_at,
+  case when queued_at is not null then (select count(*)::int from imports w
+    where w.family_id = imports.family_id and w.queued_at is not null
+      and (w.queued_at, w.id) <= (imports.queued_at, imports.id)) end as queue_position`;
 
 /** The API's import object (summary form). */
 export function importView(row: ImportRecord) {
@@ -32,6 +38,7 @@ export function importView(row: ImportRecord) {
     account_id: row.account_id,
     rows_count: row.rows_count,
     error: row.error,
+    queue_position: row.queue_position,
     created_at: isoTimestamp(row.created_at),
     updated_at: isoTimestamp(row.updated_at),
   };

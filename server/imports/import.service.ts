@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CSV_CONTENT_LIMIT } from '../config.ts';
+import { CSV_CONTENT_LIMIT, type ImportSettings } from '../config.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { NotFound, ValidationFailed } from '../core/errors.ts';
@@ -10,9 +10,17 @@ import {
   type ImportConfiguration,
   type ImportType,
 } from './import-configuration.ts';
-import { publishProblem, startImporting, startReverting } from './import-lifecycle.ts';
-import { stageRows } from './import-staging.ts';
-import { findImport } from './import.queries.ts';
+import {
+  changeProblem,
+  deleteProblem,
+  publishProblem,
+  revertProblem,
+  startImporting,
+  startReverting,
+  startStaging,
+} from './import-lifecycle.ts';
+import { lockFamilyImports, passTurn } from './import-turns.ts';
+import { findImport, type ImportRecord } from './import.queries.ts';
 
 type ConfigurationInput = Partial<{ [K in keyof ImportConfiguration]: ImportConfiguration[K] }>;
 
@@ -35,42 +43,25 @@ function checkContentSize(text: string): void {
   }
 }
 
-/** The family's account (locked for the caller's transaction), or a 404 at `account_id`. */
+/** The family's account (key-share locked for the caller's transaction), or a 404 at `account_id`. */
 async function accountOf(tx: EntityManager, familyId: string, accountId: string): Promise<void> {
   const [account] = await sql(tx, 'select id from accounts where id = ? and family_id = ? for key share', [
     accountId,
     familyId,
   ]);
-  if (!account) throw new NotFound('Account not found');
-}
-
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
-/** Reads the CSV with the import's configuration and stores the rows and counts. */
-async function restage(
-  tx: EntityManager,
-  id: string,
-  text: string,
-  type: ImportType,
-  configuration: ImportConfiguration,
-  accountId: string | null,
-) {
-  const counts = await stageRows(tx, id, text, { type, configuration, hasAccount: accountId !== null, today: today() });
-  await sql(
-    tx,
-    `update imports set rows_count = ?, valid_rows_count = ?, invalid_rows_count = ?, error = ?, updated_at = now()
-     where id = ?`,
-    [counts.rows_count, counts.valid_rows_count, counts.invalid_rows_count, counts.error, id],
-  );
+  if (!account) throw NotFound.entity('Account');
 }
 
 /**
- * Creates a pending import and reads its CSV at once (so `stats` and the rows are there to see),
- * all in one transaction; `publish: "true"` then queues it when it can be published.
+ * Creates an import and queues the reading of its CSV (`staging`) in the family's turn, in one
+ * transaction; `publish: "true"` has it published once read, when its rows allow.
  */
-export async function createImport(em: EntityManager, familyId: string, input: NewImport): Promise<string> {
+export async function createImport(
+  em: EntityManager,
+  settings: ImportSettings,
+  familyId: string,
+  input: NewImport,
+): Promise<string> {
   const text = input.raw_file_content;
   checkContentSize(text);
   const type = input.type ?? 'TransactionImport';
@@ -80,11 +71,12 @@ export async function createImport(em: EntityManager, familyId: string, input: N
     if (input.account_id) await accountOf(tx, familyId, input.account_id);
     await sql(
       tx,
-      `insert into imports (id, family_id, type, account_id, configuration, raw_file_content) values (?, ?, ?, ?, ?, ?)`,
-      [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), text],
+      `insert into imports (id, family_id, type, account_id, configuration, raw_file_content, status, publish_when_read)
+       values (?, ?, ?, ?, ?, ?, 'staging', ?)`,
+      [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), text, input.publish === 'true'],
     );
-    await restage(tx, id, text, type, configuration, input.account_id ?? null);
-    if (input.publish === 'true') await queuePublish(tx, familyId, id, { quiet: true });
+    await lockFamilyImports(tx, familyId);
+    await startStaging(tx, familyId, id, settings);
   });
   return id;
 }
@@ -93,52 +85,88 @@ export interface ImportChange extends ConfigurationInput {
   account_id?: string | null | undefined;
 }
 
-/** Changes a pending import's configuration or account and reads its CSV again, in one transaction. */
+/**
+ * The import, for a request that changes it: under the family's import lock (no job starts or
+ * passes the turn meanwhile) it is read and checked by `problem` first, and only then locked. A
+ * job working on it may hold its row for minutes; `problem` refuses every state in which one does,
+ * so a request never waits for a job. Checked again once locked (the expiry may have come first).
+ */
+async function importToChange(
+  tx: EntityManager,
+  familyId: string,
+  id: string,
+  problem: (record: ImportRecord) => string | undefined,
+): Promise<ImportRecord> {
+  await lockFamilyImports(tx, familyId);
+  const checked = (record: ImportRecord) => {
+    const refused = problem(record);
+    if (refused) throw new ValidationFailed([{ message: refused }]);
+    return record;
+  };
+  checked(await findImport(tx, familyId, id));
+  return checked(await findImport(tx, familyId, id, true));
+}
+
+/**
+ * Changes a pending import's configuration or account and queues the reading of its CSV again;
+ * an import still waiting to be read only takes the change (it is read with it when its turn comes).
+ */
 export async function updateImport(
   em: EntityManager,
+  settings: ImportSettings,
   familyId: string,
   id: string,
   change: ImportChange,
 ): Promise<void> {
   await writeUnit(em, async (tx) => {
-    const current = await findImport(tx, familyId, id, true);
-    if (current.status !== 'pending') {
-      throw new ValidationFailed([{ message: `Only a pending import can be changed (this one is ${current.status})` }]);
-    }
-    const accountId = change.account_id === undefined ? current.account_id : change.account_id;
+    // Lock order: the account, then the family's imports, then the import.
     if (change.account_id) await accountOf(tx, familyId, change.account_id);
+    const current = await importToChange(tx, familyId, id, changeProblem);
+    const accountId = change.account_id === undefined ? current.account_id : change.account_id;
     const configuration = changedConfiguration(current.configuration, change);
-    const [{ raw_file_content: text }] = (await sql<{ raw_file_content: string }>(
-      tx,
-      'update imports set configuration = ?, account_id = ? where id = ? returning raw_file_content',
-      [JSON.stringify(configuration), accountId, id],
-    )) as [{ raw_file_content: string }];
-    await restage(tx, id, text, current.type, configuration, accountId);
+    await sql(tx, 'update imports set configuration = ?, account_id = ?, updated_at = now() where id = ?', [
+      JSON.stringify(configuration),
+      accountId,
+      id,
+    ]);
+    if (current.status === 'pending') await startStaging(tx, familyId, id, settings);
+  });
+}
+
+/** Marks a pending, valid import `importing` and queues its job in the family's turn; 422 saying why not. */
+export function publishImport(
+  em: EntityManager,
+  settings: ImportSettings,
+  familyId: string,
+  id: string,
+): Promise<void> {
+  return writeUnit(em, async (tx) => {
+    await importToChange(tx, familyId, id, publishProblem);
+    await startImporting(tx, familyId, id, settings);
+  });
+}
+
+/** Marks a complete (or revert_failed) import `reverting` and queues the job that undoes it, in the family's turn. */
+export function revertImport(em: EntityManager, settings: ImportSettings, familyId: string, id: string): Promise<void> {
+  return writeUnit(em, async (tx) => {
+    await importToChange(tx, familyId, id, revertProblem);
+    await startReverting(tx, familyId, id, settings);
   });
 }
 
 /**
- * Marks a pending, valid import `importing` and queues its job, in the caller's transaction (the
- * job exists exactly when the status says so). `quiet`: an import created with `publish: "true"`
- * that cannot be published stays pending instead of failing the creation.
+ * Deletes an import that has written nothing and is not being read, with its rows (by the foreign
+ * key's cascade); when it held the family's turn, the next import waiting gets it.
  */
-export async function queuePublish(tx: EntityManager, familyId: string, id: string, options = { quiet: false }) {
-  const record = await findImport(tx, familyId, id, true);
-  const problem = publishProblem(record);
-  if (problem) {
-    if (options.quiet) return;
-    throw new ValidationFailed([{ message: problem }]);
-  }
-  await startImporting(tx, id);
-}
-
-export function publishImport(em: EntityManager, familyId: string, id: string): Promise<void> {
-  return writeUnit(em, (tx) => queuePublish(tx, familyId, id));
-}
-
-/** Marks a complete (or revert_failed) import `reverting` and queues the job that undoes it. */
-export function revertImport(em: EntityManager, familyId: string, id: string): Promise<void> {
-  return writeUnit(em, async (tx) => {
-    await startReverting(tx, await findImport(tx, familyId, id, true));
+export async function deleteImport(
+  em: EntityManager,
+  settings: ImportSettings,
+  familyId: string,
+  id: string,
+): Promise<void> {
+  await writeUnit(em, async (tx) => {
+    await importToChange(tx, familyId, id, deleteProblem);
+    await sql(tx, 'delete from imports where id = ?', [id]);
+    await passTurn(tx, familyId, settings);
   });
 }

@@ -2,12 +2,20 @@ import { EventEmitter } from 'node:events';
 import { run, runOnce, type Runner, type RunnerOptions, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { DEFAULT_AI_WORKER_CONCURRENCY, type AiProviderConfig } from '../config.ts';
+import {
+  DEFAULT_AI_WORKER_CONCURRENCY,
+  importSettings,
+  type AiProviderConfig,
+  type ImportSettings,
+} from '../config.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
 import { accountSyncTask } from '../accounts/account-sync.task.ts';
 import { queueEveryStaleSync } from '../accounts/account-sync.ts';
 import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
+import { IMPORT_EXPIRE_CRONTAB, importExpireTask } from '../imports/import-expire.task.ts';
 import { importProcessTask } from '../imports/import-process.task.ts';
 import { importRevertTask } from '../imports/import-revert.task.ts';
+import { importStageTask } from '../imports/import-stage.task.ts';
 import { workerLogger } from '../core/job-queue.ts';
 import { transferSuggestTask } from '../transfers/transfer-suggest.task.ts';
 import { isConnectionLoss } from '../db/connection-loss.ts';
@@ -19,15 +27,24 @@ import { startWorkerLiveness } from './worker-liveness.ts';
 export interface TaskSettings {
   ai?: AiProviderConfig | undefined;
   logger?: Logger | undefined;
+  /** Import limits and scheduling; the defaults when not given. */
+  imports?: ImportSettings | undefined;
+  /** The time import expiry goes by; tests move it. */
+  clock?: Clock | undefined;
 }
 
 /** The tasks of the main runner: every task but the assistant's replies. */
-const backgroundTasks = (): TaskList => ({
-  account_sync: accountSyncTask,
-  import_process: importProcessTask,
-  import_revert: importRevertTask,
-  transfer_suggest: transferSuggestTask,
-});
+function backgroundTasks(settings: TaskSettings): TaskList {
+  const imports = settings.imports ?? importSettings({});
+  return {
+    account_sync: accountSyncTask,
+    import_stage: importStageTask(imports),
+    import_process: importProcessTask(imports),
+    import_revert: importRevertTask(imports),
+    import_expire: importExpireTask(imports, settings.clock ?? systemClock),
+    transfer_suggest: transferSuggestTask,
+  };
+}
 
 /** The assistant's replies, which have a runner of their own (startWorker). */
 const assistantTasks = (settings: TaskSettings): TaskList => ({
@@ -36,7 +53,7 @@ const assistantTasks = (settings: TaskSettings): TaskList => ({
 
 /** Every task the service runs in the background, by identifier. */
 export function createTaskList(settings: TaskSettings = {}): TaskList {
-  return { ...backgroundTasks(), ...assistantTasks(settings) };
+  return { ...backgroundTasks(settings), ...assistantTasks(settings) };
 }
 
 export interface WorkerOptions extends TaskSettings {
@@ -91,7 +108,8 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
       // Two connections per job (an import reports progress beside its transaction) plus the
       // runner's listen and poll connections, so no job can wait for a connection another holds.
       poolSize: options.concurrency * 2 + 2,
-      taskList: backgroundTasks(),
+      taskList: backgroundTasks(options),
+      options: { crontab: IMPORT_EXPIRE_CRONTAB },
     },
     {
       // A reply waits on a model server for minutes; on a runner of its own (a runner takes only

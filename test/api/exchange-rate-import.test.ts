@@ -21,13 +21,19 @@ afterAll(() => server?.close());
 
 const show = (id: string) => server.api.call('getImport', { key: household.readKey, params: { id } });
 
+/** Creates an import and lets its CSV be read: the import as it is then. */
 async function create(content: string) {
   const created = await server.api.call('createImport', {
     key: household.writeKey,
     body: { type: 'ExchangeRateImport', raw_file_content: content },
   });
   expect(created.status).toBe(201);
-  return created.body.data as { id: string; error: string | null; stats: Record<string, number> };
+  await server.drainJobs();
+  return (await show(created.body.data.id)).body.data as {
+    id: string;
+    error: string | null;
+    stats: Record<string, number>;
+  };
 }
 
 /** Creates, publishes and runs an import; returns it as shown afterwards. */

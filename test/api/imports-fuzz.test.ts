@@ -96,6 +96,7 @@ it('reads 10 MiB of one column without trouble', async () => {
   const text = `amount\n${'12345678\n'.repeat(Math.floor((10 * 1024 * 1024 - 7) / 9))}`;
   const created = await server.api.call('createImport', { key: household.writeKey, body: { raw_file_content: text } });
   expect(created.status).toBe(201);
+  await server.drainJobs();
   const detail = (await server.api.call('getImport', { key: household.readKey, params: { id: created.body.data.id } }))
     .body.data;
   expect(detail).toMatchObject({ rows_count: 0, error: "the header has no column 'date', 'account'" });

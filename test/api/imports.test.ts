@@ -30,6 +30,13 @@ afterAll(() => server?.close());
 const create = (body: Record<string, unknown>, key = household.writeKey) =>
   server.api.call('createImport', { key, body });
 const show = (id: string, key = household.readKey) => server.api.call('getImport', { key, params: { id } });
+/** Creates an import and lets its CSV be read (and, with `publish`, written): the import as it is then. */
+async function createRead(body: Record<string, unknown>) {
+  const created = await create(body);
+  expect(created.status).toBe(201);
+  await server.drainJobs();
+  return (await show(created.body.data.id)).body.data;
+}
 const rows = (id: string, query: Record<string, string | number | undefined> = {}) =>
   server.api.call('listImportRows', { key: household.readKey, params: { id }, query });
 const publish = (id: string) => server.api.call('publishImport', { key: household.writeKey, params: { id } });
@@ -67,18 +74,22 @@ const GERMAN_CONFIG = {
 describe('a TransactionImport from creation to revert', () => {
   let id: string;
 
-  it('creates a pending import and reads its rows at once', async () => {
+  it('creates a staging import whose rows a job reads, then it is pending', async () => {
     const response = await create({ raw_file_content: `\uFEFF${GERMAN_BANK}`, account_id: checking, ...GERMAN_CONFIG });
     expect(response.status).toBe(201);
     expect(response.body.data).toMatchObject({
       type: 'TransactionImport',
-      status: 'pending',
+      status: 'staging',
       account_id: checking,
-      rows_count: 3,
+      rows_count: 0,
       error: null,
+      queue_position: 1,
     });
     id = response.body.data.id;
+    expect((await rows(id)).body.meta.total_count).toBe(0);
+    await server.drainJobs();
     const detail = (await show(id)).body.data;
+    expect(detail).toMatchObject({ status: 'pending', rows_count: 3, error: null, queue_position: null });
     expect(detail.stats).toEqual({ rows_count: 3, valid_rows_count: 3, invalid_rows_count: 0, imported_count: 0 });
     expect(detail.configuration).toMatchObject({ ...GERMAN_CONFIG, signage_convention: null, ticker_col_label: null });
     const page = (await rows(id)).body;
@@ -188,8 +199,9 @@ describe('every number format under both signage conventions', () => {
       signage_convention,
       publish: 'true',
     });
-    expect(created.body.data.status).toBe('importing');
+    expect(created.body.data.status).toBe('staging');
     await server.drainJobs();
+    expect((await show(created.body.data.id)).body.data.status).toBe('complete');
     const amounts = (await importedEntries(created.body.data.id)).map((entry) => entry.amount);
     // Stored sign: positive is money out. inflows_positive turns the CSV's sign around; inflows_negative keeps it.
     const stored =
@@ -203,8 +215,8 @@ describe('rows that cannot be read', () => {
     const csv = ['date,amount,name', '2024-03-01,12.50,Lunch', '03/02/2024,abc,Dinner', '2024-02-30,1,Ghost'].join(
       '\n',
     );
-    const created = (await create({ raw_file_content: csv, account_id: checking })).body.data;
-    expect((await show(created.id)).body.data.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 2 });
+    const created = await createRead({ raw_file_content: csv, account_id: checking });
+    expect(created.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 2 });
     const invalid = (await rows(created.id, { valid: 'false' })).body.data;
     expect(invalid).toEqual([
       {
@@ -240,12 +252,11 @@ describe('rows that cannot be read', () => {
       [`date,amount\n${'2024-01-01,1\n'.repeat(5000)}2024-01-02,"2\n2024-01-03,3\n`, 'is never closed'],
     ];
     for (const [csv, message] of cases) {
-      const response = await create({ raw_file_content: csv!, account_id: checking });
-      expect(response.status).toBe(201);
-      const detail = (await show(response.body.data.id)).body.data;
+      const detail = await createRead({ raw_file_content: csv!, account_id: checking });
       expect(detail).toMatchObject({ status: 'pending', rows_count: 0 });
       expect(detail.error).toContain(message);
-      expect((await publish(response.body.data.id)).body.message).toContain(message);
+      expect((await rows(detail.id)).body.meta.total_count).toBe(0);
+      expect((await publish(detail.id)).body.message).toContain(message);
     }
   });
 
@@ -262,8 +273,8 @@ describe('rows that cannot be read', () => {
 
   it('reads again with a changed configuration', async () => {
     const csv = 'Datum;Betrag\n01.02.2024;1.000,50\n';
-    const created = (await create({ raw_file_content: csv, account_id: checking })).body.data;
-    expect((await show(created.id)).body.data.error).toContain("the header has no column 'date'");
+    const created = await createRead({ raw_file_content: csv, account_id: checking });
+    expect(created.error).toContain("the header has no column 'date'");
     const changed = await server.api.call('updateImport', {
       key: household.writeKey,
       params: { id: created.id },
@@ -277,7 +288,14 @@ describe('rows that cannot be read', () => {
       },
     });
     expect(changed.status).toBe(200);
-    expect(changed.body.data).toMatchObject({ error: null, stats: { rows_count: 1, valid_rows_count: 1 } });
+    expect(changed.body.data).toMatchObject({ status: 'staging', error: null, queue_position: 1 });
+    expect(changed.body.data.stats).toMatchObject({ rows_count: 0, valid_rows_count: 0 });
+    await server.drainJobs();
+    expect((await show(created.id)).body.data).toMatchObject({
+      status: 'pending',
+      error: null,
+      stats: { rows_count: 1, valid_rows_count: 1 },
+    });
     expect((await publish(created.id)).status).toBe(202);
     await server.drainJobs();
     // inflows_negative: a positive CSV amount is money out, stored positive.
@@ -292,10 +310,8 @@ describe('accounts of the rows', () => {
       '2024-01-05,-10,A,savings,',
       '2024-01-06,-20,B,GIROKONTO,USD',
     ].join('\n');
-    const created = (await create({ raw_file_content: csv, publish: 'true' })).body.data;
-    expect(created.status).toBe('importing');
-    await server.drainJobs();
-    expect((await show(created.id)).body.data.status).toBe('complete');
+    const created = await createRead({ raw_file_content: csv, publish: 'true' });
+    expect(created.status).toBe('complete');
     expect(await importedEntries(created.id)).toEqual([
       { name: 'A', amount: '10.0000', currency: 'USD', date: '2024-01-05', account_id: savings },
       { name: 'B', amount: '20.0000', currency: 'USD', date: '2024-01-06', account_id: checking },
@@ -304,14 +320,12 @@ describe('accounts of the rows', () => {
 
   it('fail the whole import, writing nothing, when a row names no account of the family', async () => {
     const csv = ['date,amount,account', '2024-01-05,-10,Savings', '2024-01-06,-20,Nowhere'].join('\n');
-    const created = (await create({ raw_file_content: csv, publish: 'true' })).body.data;
-    await server.drainJobs();
-    const detail = (await show(created.id)).body.data;
+    const detail = await createRead({ raw_file_content: csv, publish: 'true' });
     expect(detail).toMatchObject({
       status: 'failed',
       error: "Row 2: account 'Nowhere' is not an account of the family",
     });
-    expect(await importedEntries(created.id)).toEqual([]);
+    expect(await importedEntries(detail.id)).toEqual([]);
   });
 });
 
@@ -325,9 +339,8 @@ describe('limits and boundaries', () => {
     const body = header + row.repeat(rowsNeeded);
     const exact = body + '2024-01-02,2.00,' + 'x'.repeat(CSV_CONTENT_LIMIT - Buffer.byteLength(body) - 16);
     expect(Buffer.byteLength(exact)).toBe(CSV_CONTENT_LIMIT);
-    const accepted = await create({ raw_file_content: exact, account_id: checking });
-    expect(accepted.status).toBe(201);
-    expect(accepted.body.data.rows_count).toBe(rowsNeeded + 1);
+    const accepted = await createRead({ raw_file_content: exact, account_id: checking });
+    expect(accepted.rows_count).toBe(rowsNeeded + 1);
 
     const before = await databaseSnapshot(server);
     const refused = await create({ raw_file_content: `${exact}x`, account_id: checking });
@@ -338,7 +351,7 @@ describe('limits and boundaries', () => {
   });
 
   it('keeps families apart and scopes as usual', async () => {
-    const mine = (await create({ raw_file_content: 'date,amount\n2024-01-01,1', account_id: checking })).body.data;
+    const mine = await createRead({ raw_file_content: 'date,amount\n2024-01-01,1', account_id: checking });
     expect((await show(mine.id, other.readKey)).status).toBe(404);
     expect((await server.api.call('listImportRows', { key: other.readKey, params: { id: mine.id } })).status).toBe(404);
     expect((await server.api.call('publishImport', { key: other.writeKey, params: { id: mine.id } })).status).toBe(404);
@@ -360,15 +373,22 @@ describe('limits and boundaries', () => {
 
   it('changes, publishes and reverts one import under 20 concurrent requests each: one state change, rows consistent', async () => {
     const csv = 'date,amount,name\n2024-03-01,1,A\n2024-03-02,2,B\n2024-03-03,3,C\n';
-    const id = (await create({ raw_file_content: csv, account_id: checking })).body.data.id as string;
+    const id = (await createRead({ raw_file_content: csv, account_id: checking })).id as string;
     const change = (i: number) =>
       server.api.call('updateImport', {
         key: household.writeKey,
         params: { id },
         body: { signage_convention: i % 2 ? 'inflows_negative' : 'inflows_positive', name_col_label: 'name' },
       });
+    // The first change queues the reading; the others change the waiting import's configuration.
     const changed = await Promise.all(Array.from({ length: 20 }, (_, i) => change(i)));
     expect(changed.map((response) => response.status)).toEqual(Array(20).fill(200));
+    const [jobsToRead] = await server.query<{ n: number }>(
+      `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'import_stage' and key = $1`,
+      [`import_stage:${id}`],
+    );
+    expect(jobsToRead!.n).toBe(1);
+    await server.drainJobs();
     const [staged] = await server.query<{ n: number }>(
       'select count(*)::int as n from import_rows where import_id = $1',
       [id],
@@ -379,7 +399,7 @@ describe('limits and boundaries', () => {
     expect(published.map((response) => response.status).sort()).toEqual([202, ...Array(19).fill(422)]);
     const [jobs] = await server.query<{ n: number }>(
       `select count(*)::int as n from graphile_worker.jobs where key = $1`,
-      [`import:${id}`],
+      [`import_process:${id}`],
     );
     expect(jobs!.n).toBe(1);
     await server.drainJobs();

@@ -30,7 +30,8 @@ it('a worker killed in the middle of an import leaves nothing; the next one writ
     key: household.writeKey,
     body: { raw_file_content: csv, account_id: account.body.data.id, publish: 'true' },
   });
-  expect(created.body.data.status).toBe('importing');
+  // The worker reads the CSV, then writes it (publish on create).
+  expect(created.body.data.status).toBe('staging');
   const id = created.body.data.id as string;
   const progress = async () =>
     (

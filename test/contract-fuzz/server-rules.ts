@@ -41,9 +41,9 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
   { rule: 'a query parameter the operation does not define', message: /^\S+ is not a known query parameter$/ },
   { rule: 'text holding U+0000', message: /must not contain NUL characters$/ },
   {
-    rule: 'an import changes state only from the states its operation names',
+    rule: 'an import changes state only from the states its operation names (delete: only one that wrote nothing)',
     message:
-      /^(Only a (pending|complete) import can be (changed|published|reverted) \(this one is \w+\)|The CSV cannot be read with this configuration: .+|The import has no rows|The import has \d+ invalid rows?; fix the configuration or the CSV first)$/,
+      /^(Only a (pending|complete) import can be (changed|published|reverted) \(this one is \w+\)|The CSV cannot be read with this configuration: .+|The import has no rows|The import has \d+ invalid rows?; fix the configuration or the CSV first|The import is being read; it can be (changed|deleted) once it is pending|Only an import that has written nothing can be deleted \(this one is \w+\)(; revert it first)?)$/,
   },
   {
     rule: 'a chat holds at most 1,000 messages; a retry needs an assistant message that is not pending',

@@ -50,14 +50,14 @@ export interface TestServer {
 /** A database of its own (cloned from the migrated template) and the real app on a real port. */
 export async function startTestServer(
   overrides: Partial<AppConfig> = {},
-  options: { sealingKey?: Buffer } = {},
+  options: { sealingKey?: Buffer; pool?: { size?: number; acquireTimeoutMs?: number } } = {},
 ): Promise<TestServer> {
   const adminUrl = inject('adminDatabaseUrl');
   if (!adminUrl) throw new Error('no test database here: add this file to DATABASE_TESTS in vitest.config.ts');
   const name = `finance_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   await ensureDatabase(adminUrl, name, TEMPLATE_DATABASE);
   const url = databaseUrl(adminUrl, name);
-  const orm = await MikroORM.init(ormOptions(url, 5));
+  const orm = await MikroORM.init(ormOptions(url, options.pool?.size ?? 5, options.pool?.acquireTimeoutMs));
   const sealingKey = options.sealingKey ?? randomBytes(32);
   let offset = 0;
   const time = {
@@ -85,7 +85,7 @@ export async function startTestServer(
     sealingKey,
     time,
     em: () => orm.em.fork(),
-    drainJobs: () => drainJobs(url, { ai: config.ai }),
+    drainJobs: () => drainJobs(url, { ai: config.ai, imports: config.imports, clock: time.now }),
     query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
     async close() {
       server.closeAllConnections();

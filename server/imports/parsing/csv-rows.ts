@@ -68,6 +68,16 @@ function lineBreaks(cell: string): number {
 class CollectingParser extends Parser {
   readonly records: string[][] = [];
 
+  constructor(options: ConstructorParameters<typeof Parser>[0]) {
+    super(options);
+    // With relax_column_count, csv-parse still builds a CsvError (message, stack, a JSON copy of
+    // the options) for every record whose length differs from the first's, then drops it: a file
+    // of one-cell rows under a two-column header parsed ten times slower (docs/stack-traps.md). Ragged
+    // rows are reported by the caller, so every record is told it has the expected length.
+    const state = (this as unknown as { state: { record: unknown[] } }).state;
+    Object.defineProperty(state, 'expectedRecordLength', { get: () => state.record.length, set: () => undefined });
+  }
+
   override push(record: unknown): boolean {
     if (record === null) return super.push(null);
     this.records.push(record as string[]);

@@ -1,0 +1,68 @@
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createHousehold, type TestHousehold } from '../support/households.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { until } from '../support/worker-process.ts';
+
+/** The app with a pool of two connections, and a request waiting at most 1 s for one. */
+let server: TestServer;
+let importer: TestHousehold;
+let reader: TestHousehold;
+
+beforeAll(async () => {
+  server = await startTestServer({}, { pool: { size: 2, acquireTimeoutMs: 1000 } });
+  importer = await createHousehold(server);
+  reader = await createHousehold(server);
+});
+afterAll(() => server?.close());
+
+const listAccounts = () => server.api.call('listAccounts', { key: reader.readKey });
+
+it('answers 503 with Retry-After, not 500, when no connection comes free in time, and serves again after', async () => {
+  const { client } = server.orm.em.getKnex();
+  const held = [await client.acquireConnection(), await client.acquireConnection()];
+  try {
+    const busy = await listAccounts();
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('retry-after')).toBe('2');
+    expect(busy.body).toEqual({
+      error: 'service_unavailable',
+      message: 'The database cannot be reached or is busy right now; try again in 2 seconds',
+      errors: [{ message: 'The database cannot be reached or is busy right now; try again in 2 seconds' }],
+    });
+  } finally {
+    for (const connection of held) await client.releaseConnection(connection);
+  }
+  expect((await listAccounts()).status).toBe(200);
+});
+
+it("keeps imports to a share of the pool: two stuck imports leave another family's reads served", async () => {
+  // Inserts into imports wait for this lock, so each import request holding a connection is stuck.
+  const blocker = new pg.Client({ connectionString: server.databaseUrl });
+  await blocker.connect();
+  await blocker.query('begin');
+  await blocker.query('lock table imports in share mode');
+  const stuck = () =>
+    server.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+  const create = () =>
+    server.api.call('createImport', {
+      key: importer.writeKey,
+      body: { raw_file_content: 'date,amount,account\n2024-01-01,1,Checking' },
+    });
+  const creates: Promise<{ status: number }>[] = [];
+  try {
+    creates.push(create());
+    await until(async () => (await stuck())[0]!.n === 1, 20_000, 'the first import to wait for the lock');
+    // The second waits for the first's permit, holding no connection: one stays free for the rest.
+    creates.push(create());
+    expect((await listAccounts()).status).toBe(200);
+    expect((await listAccounts()).status).toBe(200);
+    expect((await stuck())[0]!.n).toBe(1);
+  } finally {
+    await blocker.query('rollback');
+    await blocker.end();
+  }
+  expect((await Promise.all(creates)).map((response) => response.status)).toEqual([201, 201]);
+});
