@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { databaseUrl, ensureDatabase, startEmbeddedPostgres } from '../server/db/embedded-postgres.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+import { freePort } from '../test/support/free-port.ts';
 
 export interface BenchDatabase {
   /** The benchmark's own database. */
