@@ -49,7 +49,14 @@ class JobClient extends pg.Client {
 
 /** The pool a job runner works on: its clients tag lost connections, and idle ones that die are only logged. */
 export function createJobPool(connectionString: string, max: number, logger: Logger | undefined): pg.Pool {
-  const pool = new pg.Pool({ connectionString: withSessionOptions(connectionString), max, Client: JobClient });
+  const pool = new pg.Pool({
+    connectionString: withSessionOptions(connectionString),
+    max,
+    Client: JobClient,
+    // A replaced runner's pool is left to empty by itself; it must not keep the process alive.
+    idleTimeoutMillis: 10_000,
+    allowExitOnIdle: true,
+  });
   const lost = (error: Error) => logger?.warn({ err: error }, 'job connection lost');
   pool.on('error', lost);
   pool.on('connect', (client) => client.on('error', lost));

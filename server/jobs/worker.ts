@@ -190,7 +190,10 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
       logger?.error({ err: error }, `${why}; starting new job runners`);
       const previous = current;
       current = [];
-      await stopRunners(previous);
+      // Their pools stay open: a job outcome the old runner is still retrying (unawaited, see
+      // job-pool.ts) would otherwise fail on an ended pool. Unused, their connections close by
+      // themselves (job-pool.ts: idle timeout), and an outcome of an unlocked job changes nothing.
+      await stopRunners(previous, { endPools: false });
       for (let attempt = 0; !stopped; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, restartDelay(attempt)));
         if (stopped) break;
@@ -240,10 +243,10 @@ interface RunningRunner {
   poolIds: string[];
 }
 
-/** Stops runners together (their running jobs finish), then closes their pools. */
-async function stopRunners(running: RunningRunner[]): Promise<void> {
+/** Stops runners together (their running jobs finish), then closes their pools unless told not to. */
+async function stopRunners(running: RunningRunner[], { endPools = true } = {}): Promise<void> {
   await Promise.all(running.map(({ runner }) => runner.stop().catch(() => undefined)));
-  await Promise.all(running.map(({ pool }) => pool.end().catch(() => undefined)));
+  if (endPools) await Promise.all(running.map(({ pool }) => pool.end().catch(() => undefined)));
 }
 
 /** Frees the jobs locked by runner pools of this process that are gone. */
