@@ -14,7 +14,6 @@ import { WorkSlots } from './core/work-slots.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
 import { importsHandlers } from './imports/imports.handlers.ts';
-import { Permits } from './core/permits.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { docsRoutes } from './http/docs-routes.ts';
@@ -68,7 +67,7 @@ export async function createApp({
   const app = new Koa({ proxy: false });
   // Import requests that move much data (a 10 MiB CSV in, a million staged rows out) run at most a
   // quarter of the pool's size at once, so a flood of them leaves the rest to everyone else.
-  const importPermits = new Permits(Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 1) / 4)));
+  const importSlots = new WorkSlots(Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 1) / 4)), Infinity);
   const documentJson = JSON.stringify(document);
 
   const publicRoutes = new Router();
@@ -103,7 +102,7 @@ export async function createApp({
     jsonBodyLimit: config.jsonBodyLimit,
     accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
-    admission: { createImport: importPermits, deleteImport: importPermits },
+    admission: { createImport: importSlots, deleteImport: importSlots },
   });
 
   app.use(clientAddressMiddleware(config.trustProxy));

@@ -2,14 +2,16 @@ import { ServerBusy } from './errors.ts';
 
 interface Waiter {
   start(): void;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
 }
 
 /**
  * At most `size` pieces of work at once; the rest wait in turn, each at most `waitMs`, and are then
  * refused with ServerBusy (503, Retry-After) instead of piling up. For work whose cost is memory
  * as much as time (a password hash holds 128 MiB while it runs), where queuing without a bound
- * would only move the problem.
+ * would only move the problem. With `waitMs` Infinity the rest wait as long as it takes: to keep
+ * one kind of request (imports) to a fixed share of a connection pool, where a waiting request
+ * holds no connection.
  */
 export class WorkSlots {
   private running = 0;
@@ -36,13 +38,12 @@ export class WorkSlots {
     }
     if (this.waitMs <= 0) return Promise.reject(this.refusal());
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        start: resolve,
-        timer: setTimeout(() => {
+      const waiter: Waiter = { start: resolve };
+      if (Number.isFinite(this.waitMs))
+        waiter.timer = setTimeout(() => {
           this.waiting.splice(this.waiting.indexOf(waiter), 1);
           reject(this.refusal());
-        }, this.waitMs),
-      };
+        }, this.waitMs);
       this.waiting.push(waiter);
     });
   }

@@ -7,7 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createOpenApiAjv } from './ajv.ts';
 import type { AccessGate } from './access-gate.ts';
-import type { Permits } from '../core/permits.ts';
+import type { WorkSlots } from '../core/work-slots.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
 import { BadRequest, Forbidden, NotFound } from '../core/errors.ts';
 import { HttpError, RequestInvalid } from './errors.ts';
@@ -35,11 +35,11 @@ export interface ApiRouterOptions {
   /** Where a failed browser step (`x-error-redirect`) sends the browser. */
   errorRedirect?: (error: unknown, log: Logger) => string;
   /**
-   * Operations that each take a permit of the given Permits once their caller is let in and
+   * Operations that each take a slot of the given WorkSlots once their caller is let in and
    * before their body is read, holding it to their answer: heavy requests that may run only so
    * many at once (their bodies wait unread meanwhile, holding neither memory nor a connection).
    */
-  admission?: Partial<Record<OperationId, Permits>>;
+  admission?: Partial<Record<OperationId, WorkSlots>>;
 }
 
 /** "getTransaction" + "id" -> "Transaction"; "createChatMessage" + "chat_id" -> "Chat". */

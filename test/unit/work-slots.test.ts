@@ -67,4 +67,19 @@ describe('WorkSlots', () => {
     // The refused waiter's turn did not keep the slot: the next piece runs at once.
     expect(await slots.run(async () => 'next')).toBe('next');
   });
+
+  it('with no wait limit, lets waiters wait however long it takes, in order', async () => {
+    vi.useFakeTimers();
+    const slots = new WorkSlots(1, Infinity);
+    const first = held();
+    const running = slots.run(first.work);
+    const order: string[] = [];
+    const waiting = ['b', 'c'].map((name) => slots.run(async () => void order.push(name)));
+    await vi.advanceTimersByTimeAsync(24 * 3600_000);
+    expect(order).toEqual([]);
+    first.finish();
+    await running;
+    await Promise.all(waiting);
+    expect(order).toEqual(['b', 'c']);
+  });
 });
