@@ -5,11 +5,32 @@
  * See docs/faults.md.
  */
 
-/** SQLSTATEs of a lost or refused connection: class 08, the 57P shutdown codes, too many connections. */
-const SQLSTATE = /^(08[0-9A-Z]{3}|57P0[1-4]|53300)$/;
-
-/** Socket errors of a server that went away (ENOENT: its Unix socket is gone while it restarts). */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH']);
+/**
+ * The codes of a lost or refused connection: every SQLSTATE of class 08, the 57P shutdown codes and
+ * too many connections; and the socket errors of a server that went away (ENOENT: its Unix socket
+ * is gone while it restarts). Also the codes the worker retries (server/jobs/job-pool.ts).
+ */
+export const CONNECTION_LOSS_CODES: readonly string[] = [
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '08007',
+  '08P01',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57P04',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOENT',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+];
+const CODES = new Set(CONNECTION_LOSS_CODES);
 
 /** pg and knex say these without a code. */
 const MESSAGES = [
@@ -25,7 +46,7 @@ export const CONNECTION_FAILURE = '08006';
 export function isConnectionLoss(error: unknown): boolean {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
     const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof code === 'string' && (SQLSTATE.test(code) || SOCKET_CODES.has(code))) return true;
+    if (typeof code === 'string' && CODES.has(code)) return true;
     if (
       typeof message === 'string' &&
       MESSAGES.some((text) => message.startsWith(text) || message.includes(`: ${text}`))

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { RETRYABLE_ERROR_CODES } from 'graphile-worker/dist/lib.js';
-import { CONNECTION_FAILURE, isConnectionLoss } from '../db/connection-loss.ts';
+import { CONNECTION_FAILURE, CONNECTION_LOSS_CODES, isConnectionLoss } from '../db/connection-loss.ts';
 import { withSessionOptions } from '../db/session-options.ts';
 
 /**
@@ -13,22 +13,7 @@ import { withSessionOptions } from '../db/session-options.ts';
  * connection failure the SQLSTATE of one: the runner then waits for the database instead.
  */
 const WAIT_FOR_DATABASE = { minDelay: 200, maxDelay: 5_000 };
-for (const code of [
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  CONNECTION_FAILURE,
-  '57P01',
-  '57P02',
-  '53300',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ENOENT',
-]) {
-  RETRYABLE_ERROR_CODES[code] ??= WAIT_FOR_DATABASE;
-}
+for (const code of CONNECTION_LOSS_CODES) RETRYABLE_ERROR_CODES[code] ??= WAIT_FOR_DATABASE;
 
 function withConnectionCode(error: unknown): unknown {
   if (error instanceof Error && !('code' in error && error.code) && isConnectionLoss(error))
