@@ -22,6 +22,21 @@ export interface BlueprintSource {
   models: ModelSource[];
   /** Which models the uuid fields refer to (references.yaml), patterns not yet expanded. */
   references: ReferenceSource;
+  /** Where the service accepts more than the release's schema (service-fields.yaml). */
+  serviceFields: ServiceFieldsSource;
+}
+
+/**
+ * service-fields.yaml: fields the generator widens beyond the release's schema, each with the
+ * reason (a key of `reasons`). Models and fields are checked against models.yaml by the builder.
+ */
+export interface ServiceFieldsSource {
+  /** Reason key -> what the service does that makes the deviation right. */
+  reasons: Map<string, string>;
+  /** Model -> field -> reason: the field also accepts null. */
+  nullable: Map<string, Map<string, string>>;
+  /** Model -> field -> reason: a string enum of numbers also accepts the numbers. */
+  stringChoices: Map<string, Map<string, string>>;
 }
 
 /**
@@ -91,6 +106,8 @@ const FIELD_PATTERN = /^[a-z0-9_*]+$/;
 const MODEL_PATTERN = /^[a-z0-9_.*]+$/;
 /** The file that says which models the uuid fields refer to. */
 export const REFERENCES_FILE = 'references.yaml';
+/** The file of fields the service accepts more of than the release's schema says. */
+export const SERVICE_FIELDS_FILE = 'service-fields.yaml';
 
 /** Reads and shape-checks the five source files in `directory`. */
 export function loadBlueprintSource(directory: string): BlueprintSource {
@@ -114,7 +131,32 @@ export function loadBlueprintSource(directory: string): BlueprintSource {
     valueLists: readValueLists(readYamlFile(path.join(directory, 'value-lists.yaml'))),
     models: readModels(readYamlFile(path.join(directory, 'models.yaml'))),
     references: readReferences(readYamlFile(path.join(directory, REFERENCES_FILE))),
+    serviceFields: readServiceFields(readYamlFile(path.join(directory, SERVICE_FIELDS_FILE))),
   };
+}
+
+function readServiceFields(data: unknown): ServiceFieldsSource {
+  const file = SERVICE_FIELDS_FILE;
+  const top = mapping(data, file, '(top)');
+  const known = ['reasons', 'nullable', 'string_choices'];
+  const unknown = Object.keys(top).find((key) => !known.includes(key));
+  if (unknown) throw new SourceError(file, unknown, `unknown key (known: ${known})`);
+  const reasons = textMapping(top.reasons, file, 'reasons');
+  const byModel = (key: string): Map<string, Map<string, string>> => {
+    const models = new Map<string, Map<string, string>>();
+    for (const [model, fields] of Object.entries(mapping(top[key] ?? {}, file, key))) {
+      if (!MODEL_NAME.test(model)) throw new SourceError(file, `${key}.${model}`, 'a model is named <app>.<model>');
+      const reasonOf = textMapping(fields, file, `${key}.${model}`);
+      for (const [field, reason] of reasonOf) {
+        if (!reasons.has(reason)) {
+          throw new SourceError(file, `${key}.${model}.${field}`, `unknown reason "${reason}" (known: ${[...reasons.keys()]})`); // prettier-ignore
+        }
+      }
+      models.set(model, reasonOf);
+    }
+    return models;
+  };
+  return { reasons, nullable: byModel('nullable'), stringChoices: byModel('string_choices') };
 }
 
 function readValueLists(data: unknown): Map<string, string[]> {

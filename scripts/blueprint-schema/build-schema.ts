@@ -1,6 +1,6 @@
 import type { BlueprintSource, ModelSource } from './blueprint-source.ts';
 import { resolveFieldReferences, withReferences } from './field-references.ts';
-import { modelFieldsDefinition, permissionCodenames } from './model-definitions.ts';
+import { checkServiceFields, modelFieldsDefinition, permissionCodenames } from './model-definitions.ts';
 import type { SchemaObject } from './schema-json.ts';
 
 /** Where the schema says it lives; the release label completes it. */
@@ -20,6 +20,7 @@ export function fieldsDefinitionName(model: string): string {
 /** Builds the draft-07 blueprint schema from the source. */
 export function buildBlueprintSchema(source: BlueprintSource): SchemaObject {
   const { document } = source;
+  checkServiceFields(source);
   const entryList: SchemaObject = {
     description: document['entries.list'],
     type: 'array',

@@ -1,4 +1,10 @@
-import { SourceError, mapping, type BlueprintSource, type ModelSource } from './blueprint-source.ts';
+import {
+  SERVICE_FIELDS_FILE,
+  SourceError,
+  mapping,
+  type BlueprintSource,
+  type ModelSource,
+} from './blueprint-source.ts';
 import { NotationError, parseFieldNotation, type ValueLists } from './field-notation.ts';
 import type { SchemaObject } from './schema-json.ts';
 
@@ -13,11 +19,59 @@ export function modelFieldsDefinition(model: ModelSource, source: BlueprintSourc
   const properties: SchemaObject = {};
   for (const [field, spec] of model.fields) {
     const where = `${model.name}.${field}`;
-    const schema = expandField(spec, where, source.valueLists);
+    const schema = widenedForService(expandField(spec, where, source.valueLists), model.name, field, source);
     const common = source.fieldDescriptions.get(field);
     properties[field] = 'description' in schema || common === undefined ? schema : { description: common, ...schema };
   }
   return { description: model.summary, type: 'object', properties, required: [] };
+}
+
+/** Stops the generator on a model or field of service-fields.yaml that models.yaml does not have. */
+export function checkServiceFields(source: BlueprintSource): void {
+  const { nullable, stringChoices } = source.serviceFields;
+  for (const [key, models] of [
+    ['nullable', nullable],
+    ['string_choices', stringChoices],
+  ] as const) {
+    for (const [modelName, fields] of models) {
+      const model = source.models.find((candidate) => candidate.name === modelName);
+      if (!model) throw new SourceError(SERVICE_FIELDS_FILE, `${key}.${modelName}`, 'no such model in models.yaml');
+      for (const field of fields.keys()) {
+        if (!model.fields.some(([name]) => name === field)) {
+          throw new SourceError(SERVICE_FIELDS_FILE, `${key}.${modelName}.${field}`, `${modelName} has no field "${field}"`); // prettier-ignore
+        }
+      }
+    }
+  }
+}
+
+/**
+ * A field's schema widened where service-fields.yaml says the service accepts more than the
+ * release's schema: `null` for a nullable field; the numbers themselves for a string enum of
+ * numbers whose choices the service compares as strings.
+ */
+function widenedForService(schema: SchemaObject, model: string, field: string, source: BlueprintSource): SchemaObject {
+  const where = `${model}.${field}`;
+  const { nullable, stringChoices } = source.serviceFields;
+  let widened = schema;
+  if (stringChoices.get(model)?.has(field)) {
+    const values = Array.isArray(schema.enum) ? schema.enum : [];
+    const numbers = values.map((value) => (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : undefined)); // prettier-ignore
+    if (schema.type !== 'string' || values.length === 0 || numbers.includes(undefined)) {
+      throw new SourceError(SERVICE_FIELDS_FILE, `string_choices.${where}`, 'expected a string enum whose values are all numbers'); // prettier-ignore
+    }
+    const type = numbers.every((number) => Number.isInteger(number)) ? 'integer' : 'number';
+    widened = { ...widened, type: ['string', type], enum: [...values, ...(numbers as number[])] };
+  }
+  if (nullable.get(model)?.has(field)) {
+    const types = [widened.type].flat();
+    if (types.includes('null')) {
+      throw new SourceError(SERVICE_FIELDS_FILE, `nullable.${where}`, 'already nullable in models.yaml');
+    }
+    widened = { ...widened, type: [...types, 'null'] as SchemaObject[string] };
+    if (Array.isArray(widened.enum)) widened.enum = [null, ...widened.enum];
+  }
+  return widened;
 }
 
 /**

@@ -250,10 +250,10 @@ describe('values after `field: `', () => {
     expect(flow.nonTags).toEqual(['true', 'false']);
   });
 
-  it('offers integer enum values as numbers, and quotes enum strings that YAML would read as numbers', () => {
+  it('offers choices listed as strings and numbers once, as numbers; quotes strings YAML would read as numbers', () => {
     const totp = 'idp_stages_authenticator_totp.authenticatortotpstage';
     const source = `entries:\n  - model: ${totp}\n    attrs:\n      digits: |`;
-    expect(field(totp, 'digits').enum).toEqual([6, 8]);
+    expect(field(totp, 'digits').enum).toEqual(['6', '8', 6, 8]);
     expect(complete(source).nonTags).toEqual(['6', '8']);
     // The release's own schema lists digits as the strings "6" and "8".
     const release = createLanguageService({ schema: withStringDigits(schema) }).index;

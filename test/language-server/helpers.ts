@@ -28,7 +28,7 @@ export function withoutFixes(problems: readonly Problem[]): Omit<Problem, 'fixes
 
 /**
  * A copy of the schema with `digits` of the TOTP stage as the release's own schema has it (the
- * strings "6" and "8"; ours follows the service, whose field is an integer): a string enum of
+ * strings "6" and "8"; ours adds the numbers, which the service accepts as well): a string enum of
  * number-like values, for the rules and completions that only such a field shows.
  */
 export function withStringDigits(schema: object): object {

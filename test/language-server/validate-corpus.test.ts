@@ -25,7 +25,7 @@ const expectedWarnings: Record<string, string[]> = {
   // `!Find [idp_flows.Flow, ...]`: the service lowercases the model part, as for an entry's model.
   // A conditions item `enabled`: the service uses its truthiness.
   'tags-every-kind.yaml': ['model-case: idp_flows.Flow', 'condition-not-boolean: enabled'],
-  // (`digits: 8` of flow-mfa-setup.yaml is an integer field in the service: no finding.)
+  // (`digits: 8` of flow-mfa-setup.yaml: the service compares the choices as strings, no finding.)
 };
 
 /** Every finding of the invalid files: one per deliberate mistake. */

@@ -24,7 +24,8 @@ export function enumMistake(name: string, node: BNode, allowed: readonly unknown
     const replacement = replacementOf(node, written, suggestion);
     return { message, fix: replacement && { title: `Change to '${suggestion}'`, ...replacement } };
   }
-  const values = allowed.map(String);
+  // A choice the service compares as a string is listed as both 6 and "6": name it once.
+  const values = [...new Set(allowed.map(String))];
   const shown =
     values.length > SHOWN_VALUES + 1
       ? `${values.slice(0, SHOWN_VALUES).join(', ')}, ... (${values.length} values; hover for all)`

@@ -32,7 +32,12 @@ export function scalarValues(
     if (!found.has(text)) found.set(text, { text, kind, detail });
   };
   for (const schema of expand(index, schemas)) {
-    if (Array.isArray(schema.enum)) for (const value of schema.enum) add(value, 'value', 'enum');
+    if (Array.isArray(schema.enum)) {
+      const values: unknown[] = schema.enum;
+      // A choice listed as both "6" and 6 (the service compares choices as strings): the number alone.
+      const twin = (value: unknown) => typeof value === 'string' && value !== '' && values.includes(Number(value));
+      for (const value of values) if (!twin(value)) add(value, 'value', 'enum');
+    }
     if (schema.const !== undefined) add(schema.const, 'value', 'constant');
     if ([schema.type].flat().includes('boolean')) for (const value of [true, false]) add(value, 'keyword', 'boolean');
     if (schema.default !== undefined) add(schema.default, 'value', 'default');
