@@ -15,6 +15,8 @@ type JsonSchema = {
   minimum?: number;
   maximum?: number;
   pattern?: string;
+  /** The service's validator behind `pattern`, with a value that keeps it. */
+  'x-rule'?: { example: string };
   items?: JsonSchema;
   properties?: Record<string, JsonSchema>;
   additionalProperties?: unknown;
@@ -51,6 +53,13 @@ export function modelsFromSchema(schema: { definitions: Record<string, JsonSchem
   }
   return models;
 }
+
+const compiledPatterns = new Map<string, RegExp>();
+const matches = (pattern: string, value: string): boolean => {
+  let expression = compiledPatterns.get(pattern);
+  if (!expression) compiledPatterns.set(pattern, (expression = new RegExp(pattern, 'u')));
+  return expression.test(value);
+};
 
 function baseType(field: JsonSchema): string | undefined {
   return Array.isArray(field.type) ? field.type.find((type) => type !== 'null') : field.type;
@@ -101,7 +110,7 @@ export function generateBlueprint(
   const value = (field: JsonSchema, n: number, plainOnly = false): string => {
     const enumValues = field.enum?.filter((item) => item !== null);
     if (enumValues && enumValues.length > 0) {
-      // An integer enum (a TOTP stage's digits) is written as a number, as the service exports it.
+      // A choice listed as a string and a number (a TOTP stage's digits) is written either way.
       const picked = random.pick(enumValues);
       return typeof picked === 'string' ? quote(picked) : String(picked);
     }
@@ -146,7 +155,11 @@ export function generateBlueprint(
       default:
         return quote(`${random.pick(WORDS)}-${n}`);
     }
-    if (field.pattern) return quote(`${random.pick(WORDS)}-${n}`);
+    if (field.pattern) {
+      const word = `${random.pick(WORDS)}-${n}`;
+      // A value the pattern refuses (a duration, a URL) takes the example of its rule.
+      return quote(matches(field.pattern, word) ? word : (field['x-rule']?.example ?? word));
+    }
     return stringValue(field, n, plainOnly);
   };
 

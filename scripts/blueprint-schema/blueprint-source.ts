@@ -24,6 +24,19 @@ export interface BlueprintSource {
   references: ReferenceSource;
   /** Where the service accepts more than the release's schema (service-fields.yaml). */
   serviceFields: ServiceFieldsSource;
+  /** Value rules of the service's validators, by name (field-rules.yaml), patterns expanded. */
+  fieldRules: Map<string, FieldRule>;
+}
+
+/** One rule of field-rules.yaml: what `rule <name>` in a field notation adds to the field. */
+export interface FieldRule {
+  name: string;
+  /** Completes "<field> must be ...". */
+  says: string;
+  /** A value that keeps the rule. */
+  example: string;
+  /** The regular expression, unanchored, with its parts filled in. */
+  pattern: string;
 }
 
 /**
@@ -108,6 +121,8 @@ const MODEL_PATTERN = /^[a-z0-9_.*]+$/;
 export const REFERENCES_FILE = 'references.yaml';
 /** The file of fields the service accepts more of than the release's schema says. */
 export const SERVICE_FIELDS_FILE = 'service-fields.yaml';
+/** The file of value rules that the service's validators apply to single fields. */
+export const FIELD_RULES_FILE = 'field-rules.yaml';
 
 /** Reads and shape-checks the five source files in `directory`. */
 export function loadBlueprintSource(directory: string): BlueprintSource {
@@ -132,8 +147,62 @@ export function loadBlueprintSource(directory: string): BlueprintSource {
     models: readModels(readYamlFile(path.join(directory, 'models.yaml'))),
     references: readReferences(readYamlFile(path.join(directory, REFERENCES_FILE))),
     serviceFields: readServiceFields(readYamlFile(path.join(directory, SERVICE_FIELDS_FILE))),
+    fieldRules: readFieldRules(readYamlFile(path.join(directory, FIELD_RULES_FILE))),
   };
 }
+
+const RULE_KEYS = new Set(['says', 'example', 'wrong', 'service', 'parts', 'pattern']);
+/** `{name}` in a pattern or part: an earlier part (regular-expression counts such as `{2}` are left alone). */
+const PART_REFERENCE = /\{([a-z][a-z0-9-]*)\}/g;
+
+function readFieldRules(data: unknown): Map<string, FieldRule> {
+  const file = FIELD_RULES_FILE;
+  const rules = new Map<string, FieldRule>();
+  for (const [name, value] of Object.entries(mapping(data, file, '(top)'))) {
+    const rule = mapping(value, file, name);
+    const unknown = Object.keys(rule).find((key) => !RULE_KEYS.has(key));
+    if (unknown) throw new SourceError(file, `${name}.${unknown}`, `unknown key (known: ${[...RULE_KEYS]})`);
+    text(rule.service, file, `${name}.service`);
+    const parts = new Map<string, string>();
+    const fill = (written: string, where: string): string =>
+      written.replace(PART_REFERENCE, (_match, part: string) => {
+        const filled = parts.get(part);
+        if (filled === undefined) throw new SourceError(file, where, `{${part}} is no earlier part`);
+        return `(?:${filled})`;
+      });
+    for (const [part, spec] of Object.entries(mapping(rule.parts ?? {}, file, `${name}.parts`))) {
+      const where = `${name}.parts.${part}`;
+      parts.set(part, typeof spec === 'string' ? fill(spec, where) : anyCase(spec, where));
+    }
+    const pattern = fill(text(rule.pattern, file, `${name}.pattern`), `${name}.pattern`);
+    let expression: RegExp;
+    try {
+      expression = new RegExp(`^(?:${pattern})$`, 'u');
+    } catch (error) {
+      throw new SourceError(file, `${name}.pattern`, `invalid: ${(error as Error).message}`);
+    }
+    const example = text(rule.example, file, `${name}.example`);
+    if (!expression.test(example)) throw new SourceError(file, `${name}.example`, 'does not match the pattern');
+    const wrong = Array.isArray(rule.wrong) ? rule.wrong : [];
+    wrong.forEach((value, index) => {
+      if (expression.test(text(value, file, `${name}.wrong[${index}]`, true))) {
+        throw new SourceError(file, `${name}.wrong[${index}]`, `${JSON.stringify(value)} matches the pattern`);
+      }
+    });
+    rules.set(name, { name, says: text(rule.says, file, `${name}.says`), example, pattern });
+  }
+  return rules;
+}
+
+/** `{words: [...]}`: the words in any case, as an alternation of character classes. */
+function anyCase(spec: unknown, where: string): string {
+  const words = mapping(spec, FIELD_RULES_FILE, where).words;
+  if (!Array.isArray(words) || words.length === 0 || words.some((word) => typeof word !== 'string' || !/^[a-z]+$/.test(word))) {
+    throw new SourceError(FIELD_RULES_FILE, where, 'expected a regular expression, or {words: [...]} of lowercase words');
+  }
+  const classes = (word: string) => [...word].map((letter) => `[${letter}${letter.toUpperCase()}]`).join('');
+  return (words as string[]).map(classes).join('|');
+} // prettier-ignore
 
 function readServiceFields(data: unknown): ServiceFieldsSource {
   const file = SERVICE_FIELDS_FILE;

@@ -9,6 +9,9 @@ import type { SchemaObject, SchemaValue } from './schema-json.ts';
 /** Named value lists (value-lists.yaml) that `enum @name` refers to. */
 export type ValueLists = ReadonlyMap<string, readonly string[]>;
 
+/** Value rules (field-rules.yaml) that `rule <name>` refers to: what a value must be, with its pattern. */
+export type FieldRules = ReadonlyMap<string, { name: string; says: string; example: string; pattern: string }>;
+
 /** A notation that does not parse; the caller adds the model and field it belongs to. */
 export class NotationError extends Error {
   override name = 'NotationError';
@@ -40,6 +43,7 @@ const KEY_ORDER = [
   'minLength',
   'maxLength',
   'pattern',
+  'x-rule',
   'minimum',
   'maximum',
   'items',
@@ -48,10 +52,14 @@ const KEY_ORDER = [
 ];
 
 /** Expands one field notation into its JSON Schema; throws NotationError on a bad notation. */
-export function parseFieldNotation(notation: string, valueLists: ValueLists): SchemaObject {
+export function parseFieldNotation(
+  notation: string,
+  valueLists: ValueLists,
+  fieldRules: FieldRules = new Map(),
+): SchemaObject {
   const tokens = tokenize(notation);
   if (tokens.length === 0) throw new NotationError('empty notation');
-  const parser = new NotationParser(tokens, valueLists);
+  const parser = new NotationParser(tokens, valueLists, fieldRules);
   const schema = parser.field();
   parser.expectEnd();
   return schema;
@@ -75,6 +83,7 @@ class NotationParser {
   constructor(
     private readonly tokens: Token[],
     private readonly valueLists: ValueLists,
+    private readonly fieldRules: FieldRules,
   ) {}
 
   /** field := array-field | enum-field | base-field */
@@ -135,7 +144,7 @@ class NotationParser {
     return token.text;
   }
 
-  /** base[!][?] then modifiers: max N, pattern P, LOW..HIGH */
+  /** base[!][?] then modifiers: max N, pattern P, rule NAME, rule-or-empty NAME, LOW..HIGH */
   private baseField(word: string, nullable: boolean, nonEmpty: boolean): SchemaObject {
     const base = BASES[word];
     if (!base) throw new NotationError(`unknown type "${word}" (known: ${Object.keys(BASES).join(', ')})`);
@@ -154,6 +163,14 @@ class NotationParser {
       } else if (token.text === 'pattern' && !token.quoted) {
         if (!base.stringLike) throw new NotationError(`"pattern" applies to strings, not to ${word}`);
         setOnce(schema, 'pattern', this.pattern(), 'pattern');
+      } else if ((token.text === 'rule' || token.text === 'rule-or-empty') && !token.quoted) {
+        if (!base.stringLike) throw new NotationError(`"${token.text}" applies to strings, not to ${word}`);
+        const rule = this.rule(token.text);
+        // The service skips its validators for an empty value of a field that may be empty.
+        const optional = token.text === 'rule-or-empty' ? '?' : '';
+        const grouped = rule.pattern.includes('|') || optional ? `(?:${rule.pattern})` : rule.pattern;
+        setOnce(schema, 'pattern', `^${grouped}${optional}$`, 'pattern" or "rule');
+        schema['x-rule'] = { name: rule.name, says: rule.says, example: rule.example };
       } else if (range) {
         if (!base.numeric) throw new NotationError(`a range applies to integer and number, not to ${word}`);
         const [, low, high] = range;
@@ -187,6 +204,13 @@ class NotationParser {
       values.push(this.integer('|'));
     }
     return values;
+  }
+
+  private rule(after: string): { name: string; says: string; example: string; pattern: string } {
+    const token = this.next(`a rule name after "${after}"`);
+    const rule = this.fieldRules.get(token.text);
+    if (!rule) throw new NotationError(`unknown rule "${token.text}" (see field-rules.yaml)`);
+    return rule;
   }
 
   private pattern(): string {

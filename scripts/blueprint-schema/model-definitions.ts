@@ -5,8 +5,11 @@ import {
   type BlueprintSource,
   type ModelSource,
 } from './blueprint-source.ts';
-import { NotationError, parseFieldNotation, type ValueLists } from './field-notation.ts';
+import { NotationError, parseFieldNotation, type FieldRules, type ValueLists } from './field-notation.ts';
 import type { SchemaObject } from './schema-json.ts';
+
+/** The named lists a notation may refer to: `enum @list` and `rule <name>`. */
+type NotationLists = { valueLists: ValueLists; fieldRules: FieldRules };
 
 /** Keys of a field written in mapping form (models.yaml): a notation plus a description, or nesting. */
 const MAPPING_KEYS = new Set(['type', 'description', 'properties', 'required', 'items']);
@@ -19,7 +22,7 @@ export function modelFieldsDefinition(model: ModelSource, source: BlueprintSourc
   const properties: SchemaObject = {};
   for (const [field, spec] of model.fields) {
     const where = `${model.name}.${field}`;
-    const schema = widenedForService(expandField(spec, where, source.valueLists), model.name, field, source);
+    const schema = widenedForService(expandField(spec, where, source), model.name, field, source);
     const common = source.fieldDescriptions.get(field);
     properties[field] = 'description' in schema || common === undefined ? schema : { description: common, ...schema };
   }
@@ -89,8 +92,8 @@ export function permissionCodenames(model: ModelSource): string[] {
 }
 
 /** One field, notation string or mapping form, expanded into its JSON Schema. */
-function expandField(spec: unknown, where: string, valueLists: ValueLists): SchemaObject {
-  if (typeof spec === 'string') return parseNotation(spec, where, valueLists);
+function expandField(spec: unknown, where: string, lists: NotationLists): SchemaObject {
+  if (typeof spec === 'string') return parseNotation(spec, where, lists);
   const form = mapping(spec, 'models.yaml', where);
   const unknown = Object.keys(form).find((key) => !MAPPING_KEYS.has(key));
   if (unknown) throw new SourceError('models.yaml', where, `unknown key "${unknown}" (known: ${[...MAPPING_KEYS]})`);
@@ -105,16 +108,16 @@ function expandField(spec: unknown, where: string, valueLists: ValueLists): Sche
   if (description !== undefined && (typeof description !== 'string' || description.trim() === '')) {
     throw new SourceError('models.yaml', `${where}.description`, 'expected a non-empty string');
   }
-  const schema = shapes[0] === 'type' ? parseNotation(form.type, where, valueLists) : nested(form, where, valueLists);
+  const schema = shapes[0] === 'type' ? parseNotation(form.type, where, lists) : nested(form, where, lists);
   return description === undefined ? schema : { description, ...schema };
 }
 
 /** `properties` (+ `required`): an object with those properties; `items`: an array of them. */
-function nested(form: Record<string, unknown>, where: string, valueLists: ValueLists): SchemaObject {
-  if ('items' in form) return { type: 'array', items: expandField(form.items, `${where}[]`, valueLists) };
+function nested(form: Record<string, unknown>, where: string, lists: NotationLists): SchemaObject {
+  if ('items' in form) return { type: 'array', items: expandField(form.items, `${where}[]`, lists) };
   const properties: SchemaObject = {};
   for (const [name, spec] of Object.entries(mapping(form.properties, 'models.yaml', `${where}.properties`))) {
-    properties[name] = expandField(spec, `${where}.${name}`, valueLists);
+    properties[name] = expandField(spec, `${where}.${name}`, lists);
   }
   const required = form.required;
   if (required === undefined) return { type: 'object', properties };
@@ -124,12 +127,12 @@ function nested(form: Record<string, unknown>, where: string, valueLists: ValueL
   return { type: 'object', properties, required: required as string[] };
 }
 
-function parseNotation(notation: unknown, where: string, valueLists: ValueLists): SchemaObject {
+function parseNotation(notation: unknown, where: string, lists: NotationLists): SchemaObject {
   if (typeof notation !== 'string') {
     throw new SourceError('models.yaml', where, `expected a field notation, found ${JSON.stringify(notation)}`);
   }
   try {
-    return parseFieldNotation(notation, valueLists);
+    return parseFieldNotation(notation, lists.valueLists, lists.fieldRules);
   } catch (error) {
     if (error instanceof NotationError) {
       throw new SourceError('models.yaml', where, `${error.message} in "${notation}"`);

@@ -162,8 +162,20 @@ export function validateFields(
       problems.push(fix ? withFix(found, fix.title, fix.range, fix.newText) : found);
       continue;
     }
-    problems.push(problem(codes, 'field-invalid', origin.node.range, message(name, error)));
+    const rule = error.keyword === 'pattern' ? ruleAt(index.root, model.fields, pointer) : undefined;
+    const text = rule ? `${name} must be ${rule.says}, e.g. ${rule.example}.` : message(name, error);
+    problems.push(problem(codes, 'field-invalid', origin.node.range, text));
   }
+}
+
+/**
+ * The service's validator behind a field's pattern (`x-rule` of the generated schema): what a value
+ * must be and a value that keeps it, so the message names the rule instead of quoting a pattern.
+ */
+function ruleAt(root: JsonObject, fields: unknown, pointer: string): { says: string; example: string } | undefined {
+  const rule = schemaAt(root, fields, pointer)?.['x-rule'];
+  if (!isObject(rule) || typeof rule.says !== 'string' || typeof rule.example !== 'string') return undefined;
+  return { says: rule.says, example: JSON.stringify(rule.example) };
 }
 
 /** A number whose string form is in the string enum at that place: the service converts it. */
