@@ -23,11 +23,19 @@ type JsonSchema = {
   required?: string[];
 };
 
+/** A rule across an entry's fields (`x-cross-field-rules` of an entry definition). */
+type CrossFieldRule = Partial<Record<'exactly_one_of' | 'at_least_one_of' | 'requires' | 'requires_keys', string[]>> & {
+  when?: Record<string, unknown[]>;
+  defaults?: Record<string, unknown>;
+  when_set?: string;
+};
+
 interface ModelInfo {
   name: string;
   fields: [string, JsonSchema][];
   stringFields: string[];
   permissions: string[];
+  rules: CrossFieldRule[];
 }
 
 const WORDS = [
@@ -49,7 +57,8 @@ export function modelsFromSchema(schema: { definitions: Record<string, JsonSchem
       .map(([fieldName]) => fieldName);
     if (stringFields.length === 0 || fields.length < 2) continue;
     const permissionEnum = entry.properties?.permissions?.items?.properties?.permission?.enum ?? [];
-    models.push({ name, fields, stringFields, permissions: permissionEnum.map(String) });
+    const rules = (entry as { 'x-cross-field-rules'?: CrossFieldRule[] })['x-cross-field-rules'] ?? [];
+    models.push({ name, fields, stringFields, permissions: permissionEnum.map(String), rules });
   }
   return models;
 }
@@ -198,6 +207,7 @@ export function generateBlueprint(
     const attrCount = Math.min(model.fields.length, int(3, 8));
     const chosen = new Set<string>();
     while (chosen.size < attrCount) chosen.add(random.pick(model.fields)[0]);
+    for (const rule of model.rules) keepRule(rule, chosen);
     for (const [fieldName, field] of model.fields) {
       if (!chosen.has(fieldName) || fieldName === identifierField) continue;
       const text = value(field, n);
@@ -215,6 +225,23 @@ export function generateBlueprint(
   }
   const text = lines.join('\n') + '\n';
   return { text, entries: entryCount, lines: lines.length, editableLines };
+}
+
+/**
+ * Chooses the fields of an entry so that a cross-field rule holds: the fields a condition reads are
+ * left out (the rule applies only where the service's default for them makes it), and the fields
+ * the rule then wants are written (every value written is set: non-empty, or a tag).
+ */
+function keepRule(rule: CrossFieldRule, chosen: Set<string>): void {
+  const conditionFields = [...Object.keys(rule.when ?? {}), ...(rule.when_set ? [rule.when_set] : [])];
+  for (const field of conditionFields) chosen.delete(field);
+  const applies =
+    rule.when_set === undefined &&
+    Object.entries(rule.when ?? {}).every(([field, values]) => values.includes(rule.defaults?.[field]));
+  if (!applies) return;
+  if (rule.exactly_one_of) for (const field of rule.exactly_one_of.slice(1)) chosen.delete(field);
+  const wanted = rule.requires ?? rule.requires_keys ?? (rule.exactly_one_of ?? rule.at_least_one_of ?? []).slice(0, 1);
+  for (const field of wanted) chosen.add(field);
 }
 
 /** The text with the quoted value on one line (near the middle) replaced. */

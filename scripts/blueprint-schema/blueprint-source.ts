@@ -26,6 +26,30 @@ export interface BlueprintSource {
   serviceFields: ServiceFieldsSource;
   /** Value rules of the service's validators, by name (field-rules.yaml), patterns expanded. */
   fieldRules: Map<string, FieldRule>;
+  /** Rules of the serializers that tie fields of one entry together (cross-field-rules.yaml). */
+  crossFieldRules: CrossFieldRule[];
+}
+
+/** The checks a cross-field rule may make, each over a list of fields. */
+export const CROSS_FIELD_CHECKS = ['exactly_one_of', 'at_least_one_of', 'requires', 'requires_keys'] as const;
+export type CrossFieldCheck = (typeof CROSS_FIELD_CHECKS)[number];
+
+/** One row of cross-field-rules.yaml, shape-checked; its fields are checked against the model by the builder. */
+export interface CrossFieldRule {
+  model: string;
+  /** Field -> the values (as written in the entry) for which the rule applies. */
+  when?: Record<string, Array<string | number | boolean>>;
+  /** Field -> the value the service assumes when the entry leaves the field out. */
+  defaults?: Record<string, string | number | boolean>;
+  /** The rule applies only when this field is set. */
+  whenSet?: string;
+  /** The rule does not apply when one of these is set. */
+  unlessSet?: string[];
+  check: CrossFieldCheck;
+  fields: string[];
+  message: string;
+  /** Where the service checks it. */
+  service: string;
 }
 
 /** One rule of field-rules.yaml: what `rule <name>` in a field notation adds to the field. */
@@ -123,6 +147,8 @@ export const REFERENCES_FILE = 'references.yaml';
 export const SERVICE_FIELDS_FILE = 'service-fields.yaml';
 /** The file of value rules that the service's validators apply to single fields. */
 export const FIELD_RULES_FILE = 'field-rules.yaml';
+/** The file of the serializers' rules across the fields of one entry. */
+export const CROSS_FIELD_RULES_FILE = 'cross-field-rules.yaml';
 
 /** Reads and shape-checks the five source files in `directory`. */
 export function loadBlueprintSource(directory: string): BlueprintSource {
@@ -148,8 +174,58 @@ export function loadBlueprintSource(directory: string): BlueprintSource {
     references: readReferences(readYamlFile(path.join(directory, REFERENCES_FILE))),
     serviceFields: readServiceFields(readYamlFile(path.join(directory, SERVICE_FIELDS_FILE))),
     fieldRules: readFieldRules(readYamlFile(path.join(directory, FIELD_RULES_FILE))),
+    crossFieldRules: readCrossFieldRules(readYamlFile(path.join(directory, CROSS_FIELD_RULES_FILE))),
   };
 }
+
+const CROSS_FIELD_KEYS = new Set(['model', 'when', 'defaults', 'when_set', 'unless_set', 'message', 'service', ...CROSS_FIELD_CHECKS]); // prettier-ignore
+
+function readCrossFieldRules(data: unknown): CrossFieldRule[] {
+  const file = CROSS_FIELD_RULES_FILE;
+  if (!Array.isArray(data)) throw new SourceError(file, '(top)', 'expected a list of rules');
+  return data.map((item, index) => {
+    const where = `[${index}]`;
+    const row = mapping(item, file, where);
+    const unknown = Object.keys(row).find((key) => !CROSS_FIELD_KEYS.has(key));
+    if (unknown) throw new SourceError(file, `${where}.${unknown}`, `unknown key (known: ${[...CROSS_FIELD_KEYS]})`);
+    const model = text(row.model, file, `${where}.model`);
+    if (!MODEL_NAME.test(model)) throw new SourceError(file, `${where}.model`, 'a model is named <app>.<model>');
+    const checks = CROSS_FIELD_CHECKS.filter((check) => check in row);
+    if (checks.length !== 1) {
+      throw new SourceError(file, `${model}${where}`, `give exactly one of ${CROSS_FIELD_CHECKS.join(', ')}`);
+    }
+    const check = checks[0]!;
+    const names = (value: unknown, key: string): string[] => {
+      if (!Array.isArray(value) || value.length === 0 || value.some((name) => typeof name !== 'string' || !FIELD_NAME.test(name))) {
+        throw new SourceError(file, `${model}${where}.${key}`, 'expected a non-empty list of field names');
+      }
+      return value as string[];
+    }; // prettier-ignore
+    const scalars = (value: unknown, key: string, many: boolean) => {
+      const result: Record<string, unknown> = {};
+      for (const [field, given] of Object.entries(mapping(value, file, `${model}${where}.${key}`))) {
+        const values = many && Array.isArray(given) ? given : [given];
+        if (values.length === 0 || values.some((each) => !['string', 'number', 'boolean'].includes(typeof each))) {
+          throw new SourceError(file, `${model}${where}.${key}.${field}`, 'expected a string, number or boolean');
+        }
+        result[field] = many ? values : values[0];
+      }
+      return result;
+    };
+    const rule: CrossFieldRule = {
+      model,
+      check,
+      fields: names(row[check], check),
+      message: text(row.message, file, `${model}${where}.message`),
+      service: text(row.service, file, `${model}${where}.service`),
+    };
+    if (row.when !== undefined) rule.when = scalars(row.when, 'when', true) as CrossFieldRule['when'];
+    if (row.defaults !== undefined) rule.defaults = scalars(row.defaults, 'defaults', false) as CrossFieldRule['defaults'];
+    if (row.when_set !== undefined) rule.whenSet = text(row.when_set, file, `${model}${where}.when_set`);
+    if (row.unless_set !== undefined) rule.unlessSet = names(row.unless_set, 'unless_set');
+    return rule;
+  });
+} // prettier-ignore
 
 const RULE_KEYS = new Set(['says', 'example', 'wrong', 'service', 'parts', 'pattern']);
 /** `{name}` in a pattern or part: an earlier part (regular-expression counts such as `{2}` are left alone). */

@@ -1,4 +1,5 @@
 import type { BlueprintSource, ModelSource } from './blueprint-source.ts';
+import { CROSS_FIELD_RULES_KEYWORD, crossFieldRulesByModel } from './cross-field-rules.ts';
 import { resolveFieldReferences, withReferences } from './field-references.ts';
 import { checkServiceFields, modelFieldsDefinition, permissionCodenames } from './model-definitions.ts';
 import type { SchemaObject } from './schema-json.ts';
@@ -37,8 +38,11 @@ export function buildBlueprintSchema(source: BlueprintSource): SchemaObject {
     source,
     new Map([...fieldsByModel].map(([name, fields]) => [name, fields.properties as SchemaObject])),
   );
+  const crossFieldRules = crossFieldRulesByModel(source, fieldsByModel);
   for (const model of source.models) {
-    definitions[entryDefinitionName(model.name)] = entryDefinition(model, source);
+    const rules = crossFieldRules.get(model.name);
+    const entry = entryDefinition(model, source);
+    definitions[entryDefinitionName(model.name)] = rules ? { ...entry, [CROSS_FIELD_RULES_KEYWORD]: rules } : entry;
     definitions[fieldsDefinitionName(model.name)] = withReferences(
       fieldsByModel.get(model.name)!,
       references.get(model.name)!,

@@ -214,8 +214,17 @@ export const referenceCodes = {
 
 export type ReferenceCode = keyof typeof referenceCodes;
 
+/** The codes of the serializers' rules across the fields of one entry (`checks/cross-field-check.ts`). */
+export const crossFieldCodes = {
+  'field-combination': {
+    severity: 'error',
+    meaning:
+      "A combination of an entry's fields that the service's serializer refuses (schemas/source/cross-field-rules.yaml), such as a binding with both a policy and a group.",
+  },
+} as const satisfies Record<string, ProblemCodeInfo>;
+
 /** Every code the language service reports, in one table. */
-export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes, ...referenceCodes } as const;
+export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes, ...referenceCodes, ...crossFieldCodes } as const;
 
 /** How many problems the language server sends an editor per document (`limitProblems`). */
 export const MAX_PUBLISHED_PROBLEMS = 1000;
