@@ -104,7 +104,7 @@ describe('fields the service lets be null, beyond the release schema', () => {
       'a reference the service requires, written null',
       stageBinding('      target: «null»'),
       'field-invalid',
-      'target must be a string.',
+      'target must not be null: the service requires a value here.',
       stageBinding('      target: 0c7a1b1e-5d3f-4a57-9c4e-0e8a4f1a2b3c'),
     ],
     [

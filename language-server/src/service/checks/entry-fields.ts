@@ -163,7 +163,12 @@ export function validateFields(
       continue;
     }
     const rule = error.keyword === 'pattern' ? ruleAt(index.root, model.fields, pointer) : undefined;
-    const text = rule ? `${name} must be ${rule.says}, e.g. ${rule.example}.` : message(name, error);
+    const nullGiven = error.keyword === 'type' && origin.node.kind === 'scalar' && origin.node.value === null;
+    const text = rule
+      ? `${name} must be ${rule.says}, e.g. ${rule.example}.`
+      : nullGiven
+        ? `${name} must not be null: the service requires a value here.`
+        : message(name, error);
     problems.push(problem(codes, 'field-invalid', origin.node.range, text));
   }
 }
