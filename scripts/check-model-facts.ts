@@ -1,8 +1,9 @@
 /**
- * `npx tsx scripts/check-model-facts.ts FACTS.json`: compares the generated blueprint schema with
- * a file of per-model field facts (type, enum, bounds, permissions) of a release, and prints every
- * difference. The facts file is not part of the repository, so this runs by hand, not in the test
- * suite; schemas/source/README.md says when.
+ * `npx tsx scripts/check-model-facts.ts [FACTS.json]`: compares the generated blueprint schema with
+ * the per-model field facts (type, enum, bounds, permissions) of a release, and prints every
+ * difference. Without an argument it reads schemas/release-facts.json, the committed copy
+ * (scripts/import-release-facts.ts writes it); `test/blueprint-schema/model-facts.test.ts` runs the
+ * same comparison.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -60,6 +61,40 @@ export function releaseView(
     if (Array.isArray(view.enum)) view.enum = view.enum.filter((value) => typeof value !== 'number');
   }
   return view;
+}
+
+/** schemas/release-facts.json: the facts of the release our schema follows, committed. */
+export const RELEASE_FACTS_FILE = fileURLToPath(new URL('../schemas/release-facts.json', import.meta.url));
+
+/** The committed facts: one object per model, in release order. */
+export interface ReleaseFacts {
+  release: string;
+  note: string;
+  models: Array<{
+    model: string;
+    identifiers: 'required' | 'none';
+    permissions: string[];
+    fields: Record<string, unknown>;
+  }>;
+}
+
+/** A facts file: the committed one (schemas/release-facts.json) or a release's own, whichever `file` holds. */
+export function readModelFacts(file: string = RELEASE_FACTS_FILE): ModelFacts {
+  const data = JSON.parse(readFileSync(file, 'utf8')) as ModelFacts | ReleaseFacts;
+  if ('model_order' in data) return data;
+  return {
+    model_order: data.models.map((entry) => entry.model),
+    models: Object.fromEntries(
+      data.models.map((entry) => [
+        entry.model,
+        {
+          identifiers_required: entry.identifiers === 'required',
+          fields: entry.fields,
+          permission_codenames: entry.permissions,
+        },
+      ]),
+    ),
+  };
 }
 
 export type Definitions = Record<string, { properties: Record<string, Record<string, unknown>>; required: string[] }>;
@@ -129,12 +164,12 @@ export function compareWithFacts(
 }
 
 function main(args: string[]): number {
-  const [factsFile] = args;
-  if (!factsFile || args.length > 1) {
-    console.error('Usage: npx tsx scripts/check-model-facts.ts FACTS.json');
+  if (args.length > 1) {
+    console.error('Usage: npx tsx scripts/check-model-facts.ts [FACTS.json]');
     return 2;
   }
-  const facts = JSON.parse(readFileSync(factsFile, 'utf8')) as ModelFacts;
+  const factsFile = args[0] ?? RELEASE_FACTS_FILE;
+  const facts = readModelFacts(factsFile);
   // Parsed from the generated text, as a consumer sees it (integer bounds beyond 2^53 included).
   const { definitions } = JSON.parse(generateBlueprintSchemaText()) as { definitions: Definitions };
   const differences = compareWithFacts(facts, definitions);

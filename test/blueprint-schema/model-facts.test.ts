@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { loadBlueprintSource } from '../../scripts/blueprint-schema/blueprint-source.ts';
 import { SCHEMA_SOURCE_DIR, generateBlueprintSchemaText } from '../../scripts/blueprint-schema/generate.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import {
   compareWithFacts,
   comparable,
   deviations,
+  readModelFacts,
   releaseView,
   type Definitions,
   type ModelFacts,
 } from '../../scripts/check-model-facts.ts';
+import { releaseFactsOf } from '../../scripts/import-release-facts.ts';
 
-// The comparison with a release's facts file lives in scripts/check-model-facts.ts (the file is
-// not in the repository); these checks hold on the repository alone.
+// The release's facts are committed (schemas/release-facts.json, written by
+// scripts/import-release-facts.ts), so these checks hold on a clone of the repository alone.
 const source = loadBlueprintSource(SCHEMA_SOURCE_DIR);
 // Parsed from the generated text, as a consumer sees it (integer bounds beyond 2^53 included).
 const { definitions } = JSON.parse(generateBlueprintSchemaText()) as { definitions: Definitions };
@@ -89,6 +94,31 @@ describe('the schema keeps the field facts of schemas/source/models.yaml', () =>
   it('bounds token_length of the static authenticator stage at 100', () => {
     const stage = definitions['model_idp_stages_authenticator_static.authenticatorstaticstage']!;
     expect(stage.properties.token_length).toMatchObject({ type: 'integer', maximum: 100 });
+  });
+});
+
+describe('the release facts (schemas/release-facts.json)', () => {
+  const facts = readModelFacts();
+
+  it('are those of the 116 models, in the order of models.yaml', () => {
+    expect(facts.model_order).toEqual(source.models.map((model) => model.name));
+  });
+
+  it('are all kept by the schema, where it does not follow the service instead', () => {
+    expect(compareWithFacts(facts, definitions)).toEqual([]);
+  });
+
+  it('read back as the facts file they were written from', () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'release-facts-'));
+    try {
+      const file = path.join(directory, 'facts.json');
+      writeFileSync(file, JSON.stringify(facts));
+      expect(readModelFacts(file)).toEqual(facts);
+      writeFileSync(file, JSON.stringify(releaseFactsOf(facts, '2025.12.0')));
+      expect(readModelFacts(file)).toEqual(facts);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

@@ -84,6 +84,7 @@ describe.concurrent('blueprint-lint as a process', () => {
     expect(errorCounts).toEqual({
       'invalid-field-values.yaml': 6,
       'invalid-references.yaml': 10,
+      'invalid-service-rules.yaml': 6,
       'invalid-version.yaml': 1,
     });
   });

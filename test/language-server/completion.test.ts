@@ -8,7 +8,7 @@ import { parseBlueprint } from '../../language-server/src/service/reading/parse-
 import { isObject, type ModelInfo } from '../../language-server/src/service/schema/schema-index.ts';
 import { blueprintTags, conditionModes } from '../../language-server/src/service/tag-table.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
-import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
+import { corpus, mutate } from './corpus-files.ts';
 import { withStringDigits } from './helpers.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
@@ -559,7 +559,7 @@ describe('robustness', () => {
     }
   });
 
-  it.skipIf(corpusAbsent)('every offset of every corpus file', () => {
+  it('every offset of every corpus file', () => {
     let offered = 0;
     for (const { text } of corpus) {
       const { root } = parseBlueprint(text);
@@ -568,7 +568,7 @@ describe('robustness', () => {
     expect(offered).toBeGreaterThan(0);
   });
 
-  it.skipIf(corpusAbsent)('300 seeded mutations of the corpus, at 60 offsets each', () => {
+  it('300 seeded mutations of the corpus, at 60 offsets each', () => {
     const random = randomSource(20251122);
     for (let run = 0; run < 300; run++) {
       let text = random.pick(corpus).text;

@@ -16,12 +16,6 @@ export const corpus = readdirSync(CORPUS_DIR)
 // A missing or emptied folder must fail the tests that iterate over it, not pass them vacuously.
 if (corpus.length === 0) throw new Error(`no blueprint fixtures in ${CORPUS_DIR}`);
 
-/**
- * Always false: the fixtures ship with the repository. Kept so the tests that still write
- * `skipIf(corpusAbsent)` compile until they drop it.
- */
-export const corpusAbsent = false;
-
 const insertions = ['!KeyOf x', '!Enumerate', '!Value 3', '!If [a, b]', '!Condition [', '!Foo', ':', '-', '[', '"'];
 
 /** One random edit of a text: the kinds of slips an editor sees while someone types. */

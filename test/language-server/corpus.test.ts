@@ -7,9 +7,9 @@ import type { BNode } from '../../language-server/src/service/reading/blueprint-
 import { parseBlueprint } from '../../language-server/src/service/reading/parse-blueprint.ts';
 import { blueprintTags } from '../../language-server/src/service/tag-table.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
-import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
+import { corpus, mutate } from './corpus-files.ts';
 
-describe.skipIf(corpusAbsent)('the corpus', () => {
+describe('the corpus', () => {
   // The two `invalid` files are invalid for schema reasons (version 999; an invalid email and a
   // model written `idp_core.User`), not for tag reasons: they too have no YAML or tag problem.
   it.each(corpus.map((file) => [file.name, file.text]))('%s parses with no YAML or tag problem', (_name, text) => {
@@ -42,7 +42,7 @@ function nodesOf(root: BNode | undefined): { range: [number, number] }[] {
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
 const service = createLanguageService({ schema: JSON.parse(readFileSync(schemaPath, 'utf8')) as object });
 
-describe.skipIf(corpusAbsent)('robustness', () => {
+describe('robustness', () => {
   it('2,000 seeded mutations of the corpus never throw and keep ranges inside the text', () => {
     const random = randomSource(20251201);
     const started = performance.now();

@@ -3,7 +3,7 @@ import { parseBlueprint } from '../../language-server/src/service/reading/parse-
 import { documentSymbols, type BlueprintSymbol } from '../../language-server/src/service/symbols/document-symbols.ts';
 import { foldingRanges } from '../../language-server/src/service/symbols/folding.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
-import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
+import { corpus, mutate } from './corpus-files.ts';
 
 const symbolsOf = (text: string) => documentSymbols(parseBlueprint(text).root);
 
@@ -215,7 +215,7 @@ function checkFolds(text: string, label: string): void {
   }
 }
 
-describe.skipIf(corpusAbsent)('symbols and folds of any text', () => {
+describe('symbols and folds of any text', () => {
   it.each(corpus.map((file) => [file.name, file.text]))('%s', (name, text) => {
     const symbols = symbolsOf(text);
     checkSymbols(text, symbols, name);

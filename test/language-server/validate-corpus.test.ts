@@ -42,6 +42,15 @@ const expectedFindings: Record<string, string[]> = {
     'field-invalid: kestrel kiosk token',
     'field-invalid: maybe',
   ],
+  // Values and combinations the service's validators refuse; the export-* files hold their twins.
+  'invalid-service-rules.yaml': [
+    'field-invalid: 12h',
+    'field-invalid: kestrel.wiki',
+    'field-invalid: /users/kestrel',
+    'field-combination: group',
+    'field-combination: configure',
+    'field-invalid: null',
+  ],
   'invalid-references.yaml': [
     'keyof-later-entry: !KeyOf night-flow',
     'keyof-unknown-id: !KeyOf night-stage',
@@ -67,6 +76,17 @@ describe('schema validation of the blueprint fixtures', () => {
     const problems = service.doValidation(text);
     expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
     expect(findings(text)).toEqual(expectedWarnings[name] ?? []);
+  });
+
+  // Files in the shape of the service's export (null for every empty reference, every field written).
+  const exported = valid.filter((file) => file.name.startsWith('export-'));
+  it.each(exported.map((file) => [file.name, file.text]))('%s, exported style, has no finding above information', (_name, text) => {
+    expect(text).toMatch(/: null$/m);
+    expect(service.doValidation(text).filter((problem) => problem.severity !== 'information')).toEqual([]);
+  }); // prettier-ignore
+
+  it('has exported-style files', () => {
+    expect(exported.length).toBeGreaterThanOrEqual(3);
   });
 
   it.each(invalid.map((file) => [file.name, file.text]))('%s gets exactly its findings', (name, text) => {

@@ -7,7 +7,7 @@ import { parseBlueprint } from '../../language-server/src/service/reading/parse-
 import { readYamlDocument } from '../../language-server/src/service/reading/yaml-document-reader.ts';
 import { readYamlFast, Unsupported } from '../../language-server/src/service/reading/yaml-fast-reader.ts';
 import { randomSource } from '../../server/demo/random-source.ts';
-import { corpus, corpusAbsent, mutate } from './corpus-files.ts';
+import { corpus, mutate } from './corpus-files.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as Parameters<typeof generateBlueprint>[0];
@@ -95,7 +95,7 @@ describe('the fast YAML reader gives the yaml package’s tree', () => {
     expect(fast(text)).toBe('unsupported');
   });
 
-  it.skipIf(corpusAbsent)('on every corpus file', () => {
+  it('on every corpus file', () => {
     for (const { name, text } of corpus) expect(fast(text), name).toBe(general(text));
   });
 
@@ -104,7 +104,7 @@ describe('the fast YAML reader gives the yaml package’s tree', () => {
     expect(fast(text)).toBe(general(text));
   });
 
-  it.skipIf(corpusAbsent)('on 3,000 seeded mutations of the corpus, whenever it reads them', () => {
+  it('on 3,000 seeded mutations of the corpus, whenever it reads them', () => {
     const random = randomSource(20261122);
     let read = 0;
     for (let run = 0; run < 3000; run++) {
@@ -121,7 +121,7 @@ describe('the fast YAML reader gives the yaml package’s tree', () => {
 });
 
 describe('parseBlueprint: fast reader, per-entry fallback, whole-document fallback', () => {
-  it.skipIf(corpusAbsent)('matches the yaml package on well-formed mutations, and finds an error in the others', () => {
+  it('matches the yaml package on well-formed mutations, and finds an error in the others', () => {
     const random = randomSource(7);
     for (let run = 0; run < 1500; run++) {
       let text = random.pick(corpus).text;
@@ -176,7 +176,7 @@ describe('parseBlueprint with the previous parse', () => {
     expect(json(second.root)).toBe(json(parseBlueprint(edited).root));
   });
 
-  it.skipIf(corpusAbsent)('gives the same result as a fresh parse over a chain of random edits', () => {
+  it('gives the same result as a fresh parse over a chain of random edits', () => {
     const random = randomSource(99);
     for (const file of corpus) {
       let current = file.text;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomSource } from '../../../server/demo/random-source.ts';
-import { corpus, corpusAbsent, mutate } from '../corpus-files.ts';
+import { corpus, mutate } from '../corpus-files.ts';
 import { LspClient } from './lsp-client.ts';
 
 /** Position of an offset in a text, as LSP counts (UTF-16 code units per line). */
@@ -17,7 +17,7 @@ const positionMethods = [
   'textDocument/prepareRename',
 ];
 
-describe.skipIf(corpusAbsent)('the server under random edits', () => {
+describe('the server under random edits', () => {
   let client: LspClient;
   beforeAll(async () => {
     client = new LspClient();
