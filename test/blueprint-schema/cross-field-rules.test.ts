@@ -1,8 +1,6 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { SCHEMA_SOURCE_DIR, generateBlueprintSchemaText } from '../../scripts/blueprint-schema/generate.ts';
+import { describe, expect, it } from 'vitest';
+import { generateBlueprintSchemaText } from '../../scripts/blueprint-schema/generate.ts';
+import { sourceCopy } from './source-copy.ts';
 
 type Definitions = Record<string, Record<string, unknown>>;
 
@@ -28,13 +26,9 @@ describe('cross-field-rules.yaml in the generated schema', () => {
 });
 
 describe('a bad cross-field-rules.yaml', () => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'blueprint-source-'));
-  for (const file of readdirSync(SCHEMA_SOURCE_DIR)) {
-    if (file.endsWith('.yaml')) copyFileSync(path.join(SCHEMA_SOURCE_DIR, file), path.join(directory, file));
-  }
-  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+  const { directory, write } = sourceCopy();
   const generateWith = (row: string) => () => {
-    writeFileSync(path.join(directory, 'cross-field-rules.yaml'), `- model: idp_policies.policybinding\n  message: m\n  service: s\n${row}`); // prettier-ignore
+    write('cross-field-rules.yaml', `- model: idp_policies.policybinding\n  message: m\n  service: s\n${row}`); // prettier-ignore
     return generateBlueprintSchemaText(directory);
   };
 
@@ -52,12 +46,12 @@ describe('a bad cross-field-rules.yaml', () => {
   });
 
   it('stops the generator on a condition value that is none of the choices', () => {
-    writeFileSync(path.join(directory, 'cross-field-rules.yaml'), '- model: idp_providers_proxy.proxyprovider\n  message: m\n  service: s\n  when: { mode: reverse }\n  requires: [internal_host]\n'); // prettier-ignore
+    write('cross-field-rules.yaml', '- model: idp_providers_proxy.proxyprovider\n  message: m\n  service: s\n  when: { mode: reverse }\n  requires: [internal_host]\n'); // prettier-ignore
     expect(() => generateBlueprintSchemaText(directory)).toThrow('"reverse" is none of the values of mode');
   });
 
   it('stops the generator on a model models.yaml does not have', () => {
-    writeFileSync(path.join(directory, 'cross-field-rules.yaml'), '- model: idp_policies.binding\n  message: m\n  service: s\n  requires: [policy]\n'); // prettier-ignore
+    write('cross-field-rules.yaml', '- model: idp_policies.binding\n  message: m\n  service: s\n  requires: [policy]\n'); // prettier-ignore
     expect(() => generateBlueprintSchemaText(directory)).toThrow('cross-field-rules.yaml: idp_policies.binding[0]: no such model in models.yaml'); // prettier-ignore
   });
 });

@@ -1,9 +1,7 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadBlueprintSource } from '../../scripts/blueprint-schema/blueprint-source.ts';
 import { SCHEMA_SOURCE_DIR, generateBlueprintSchemaText } from '../../scripts/blueprint-schema/generate.ts';
+import { sourceCopy } from './source-copy.ts';
 
 type Schema = Record<string, unknown> & { items?: Schema };
 type Definitions = Record<string, { properties: Record<string, Schema> }>;
@@ -51,13 +49,9 @@ describe('x-references in the generated schema', () => {
 
 describe('a bad references.yaml', () => {
   // A copy of the source whose references.yaml each case replaces.
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'blueprint-source-'));
-  for (const file of readdirSync(SCHEMA_SOURCE_DIR)) {
-    if (file.endsWith('.yaml')) copyFileSync(path.join(SCHEMA_SOURCE_DIR, file), path.join(directory, file));
-  }
-  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+  const { directory, write } = sourceCopy();
   const generateWith = (references: string) => () => {
-    writeFileSync(path.join(directory, 'references.yaml'), references);
+    write('references.yaml', references);
     return generateBlueprintSchemaText(directory);
   };
 

@@ -1,10 +1,8 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadBlueprintSource } from '../../scripts/blueprint-schema/blueprint-source.ts';
 import { parseFieldNotation } from '../../scripts/blueprint-schema/field-notation.ts';
 import { SCHEMA_SOURCE_DIR } from '../../scripts/blueprint-schema/generate.ts';
+import { sourceCopy } from './source-copy.ts';
 
 const rules = loadBlueprintSource(SCHEMA_SOURCE_DIR).fieldRules;
 const matches = (rule: string, value: string): boolean =>
@@ -65,13 +63,9 @@ describe('field-rules.yaml', () => {
 });
 
 describe('a bad field-rules.yaml', () => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'blueprint-source-'));
-  for (const file of readdirSync(SCHEMA_SOURCE_DIR)) {
-    if (file.endsWith('.yaml')) copyFileSync(path.join(SCHEMA_SOURCE_DIR, file), path.join(directory, file));
-  }
-  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+  const { directory, write } = sourceCopy();
   const rule = (body: string) => () => {
-    writeFileSync(path.join(directory, 'field-rules.yaml'), `slug:\n  service: a validator\n${body}`);
+    write('field-rules.yaml', `slug:\n  service: a validator\n${body}`);
     return loadBlueprintSource(directory);
   };
 

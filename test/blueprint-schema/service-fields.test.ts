@@ -1,9 +1,9 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadBlueprintSource } from '../../scripts/blueprint-schema/blueprint-source.ts';
 import { SCHEMA_SOURCE_DIR, generateBlueprintSchemaText } from '../../scripts/blueprint-schema/generate.ts';
+import { sourceCopy } from './source-copy.ts';
 
 type Definitions = Record<string, { properties: Record<string, Record<string, unknown>> }>;
 
@@ -45,14 +45,10 @@ describe('service-fields.yaml in the generated schema', () => {
 });
 
 describe('a bad service-fields.yaml', () => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'blueprint-source-'));
-  for (const file of readdirSync(SCHEMA_SOURCE_DIR)) {
-    if (file.endsWith('.yaml')) copyFileSync(path.join(SCHEMA_SOURCE_DIR, file), path.join(directory, file));
-  }
-  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+  const { directory, write } = sourceCopy();
   const reasons = 'reasons:\n  fk-null: a nullable foreign key\n';
   const generateWith = (text: string) => () => {
-    writeFileSync(path.join(directory, 'service-fields.yaml'), reasons + text);
+    write('service-fields.yaml', reasons + text);
     return generateBlueprintSchemaText(directory);
   };
 
@@ -87,10 +83,7 @@ describe('a bad service-fields.yaml', () => {
   });
 
   it('generates the committed schema from the committed file', () => {
-    writeFileSync(
-      path.join(directory, 'service-fields.yaml'),
-      readFileSync(path.join(SCHEMA_SOURCE_DIR, 'service-fields.yaml')),
-    );
+    write('service-fields.yaml', readFileSync(path.join(SCHEMA_SOURCE_DIR, 'service-fields.yaml'), 'utf8'));
     expect(generateBlueprintSchemaText(directory)).toBe(generateBlueprintSchemaText());
   });
 });
