@@ -31,12 +31,14 @@ export interface BlueprintSource {
 }
 
 /** The checks a cross-field rule may make, each over a list of fields. */
-export const CROSS_FIELD_CHECKS = ['exactly_one_of', 'at_least_one_of', 'requires', 'requires_keys'] as const;
+export const CROSS_FIELD_CHECKS = ['exactly_one_of', 'at_least_one_of', 'requires', 'requires_keys', 'regex'] as const;
 export type CrossFieldCheck = (typeof CROSS_FIELD_CHECKS)[number];
 
 /** One row of cross-field-rules.yaml, shape-checked; its fields are checked against the model by the builder. */
 export interface CrossFieldRule {
   model: string;
+  /** A list field of mappings: the rule holds in each of its items, whose fields it names. */
+  each?: string;
   /** Field -> the values (as written in the entry) for which the rule applies. */
   when?: Record<string, Array<string | number | boolean>>;
   /** Field -> the value the service assumes when the entry leaves the field out. */
@@ -178,7 +180,7 @@ export function loadBlueprintSource(directory: string): BlueprintSource {
   };
 }
 
-const CROSS_FIELD_KEYS = new Set(['model', 'when', 'defaults', 'when_set', 'unless_set', 'message', 'service', ...CROSS_FIELD_CHECKS]); // prettier-ignore
+const CROSS_FIELD_KEYS = new Set(['model', 'each', 'when', 'defaults', 'when_set', 'unless_set', 'message', 'service', ...CROSS_FIELD_CHECKS]); // prettier-ignore
 
 function readCrossFieldRules(data: unknown): CrossFieldRule[] {
   const file = CROSS_FIELD_RULES_FILE;
@@ -219,6 +221,7 @@ function readCrossFieldRules(data: unknown): CrossFieldRule[] {
       message: text(row.message, file, `${model}${where}.message`),
       service: text(row.service, file, `${model}${where}.service`),
     };
+    if (row.each !== undefined) rule.each = text(row.each, file, `${model}${where}.each`);
     if (row.when !== undefined) rule.when = scalars(row.when, 'when', true) as CrossFieldRule['when'];
     if (row.defaults !== undefined) rule.defaults = scalars(row.defaults, 'defaults', false) as CrossFieldRule['defaults'];
     if (row.when_set !== undefined) rule.whenSet = text(row.when_set, file, `${model}${where}.when_set`);

@@ -16,11 +16,17 @@ export function crossFieldRulesByModel(
   const byModel = new Map<string, SchemaObject[]>();
   source.crossFieldRules.forEach((rule, index) => {
     const where = `${rule.model}[${index}]`;
-    const properties = fieldsByModel.get(rule.model)?.properties as SchemaObject | undefined;
-    if (!properties) throw new SourceError(CROSS_FIELD_RULES_FILE, where, 'no such model in models.yaml');
+    const modelProperties = fieldsByModel.get(rule.model)?.properties as SchemaObject | undefined;
+    if (!modelProperties) throw new SourceError(CROSS_FIELD_RULES_FILE, where, 'no such model in models.yaml');
+    const properties = rule.each ? itemProperties(modelProperties, rule.model, rule.each, where) : modelProperties;
     const field = (name: string): SchemaObject => {
       const schema = properties[name];
-      if (!schema) throw new SourceError(CROSS_FIELD_RULES_FILE, where, `${rule.model} has no field "${name}"`);
+      if (!schema)
+        throw new SourceError(
+          CROSS_FIELD_RULES_FILE,
+          where,
+          `${rule.model}${rule.each ? `.${rule.each}[]` : ''} has no field "${name}"`,
+        );
       return schema as SchemaObject;
     };
     const choice = (name: string, value: SchemaValue) => {
@@ -44,8 +50,18 @@ export function crossFieldRulesByModel(
   return byModel;
 }
 
+/** The properties of the mapping items of the list field `each`, whose fields a rule with `each` names. */
+function itemProperties(properties: SchemaObject, model: string, each: string, where: string): SchemaObject {
+  const items = (properties[each] as SchemaObject | undefined)?.items as SchemaObject | undefined;
+  if (!items?.properties) {
+    throw new SourceError(CROSS_FIELD_RULES_FILE, where, `${model}.${each} is no list of mappings`);
+  }
+  return items.properties as SchemaObject;
+}
+
 function written(rule: CrossFieldRule): SchemaObject {
   const row: SchemaObject = {};
+  if (rule.each) row.each = rule.each;
   if (rule.when) row.when = rule.when;
   if (rule.defaults) row.defaults = rule.defaults;
   if (rule.whenSet) row.when_set = rule.whenSet;

@@ -50,6 +50,14 @@ describe('a bad cross-field-rules.yaml', () => {
     expect(() => generateBlueprintSchemaText(directory)).toThrow('"reverse" is none of the values of mode');
   });
 
+  it('stops the generator on `each` naming a field that is no list of mappings, and on a field its items lack', () => {
+    const row = (each: string, field: string) => `- model: idp_providers_oauth2.oauth2provider\n  message: m\n  service: s\n  each: ${each}\n  regex: [${field}]\n`; // prettier-ignore
+    write('cross-field-rules.yaml', row('client_id', 'url'));
+    expect(() => generateBlueprintSchemaText(directory)).toThrow('idp_providers_oauth2.oauth2provider.client_id is no list of mappings'); // prettier-ignore
+    write('cross-field-rules.yaml', row('redirect_uris', 'uri'));
+    expect(() => generateBlueprintSchemaText(directory)).toThrow('idp_providers_oauth2.oauth2provider.redirect_uris[] has no field "uri"'); // prettier-ignore
+  });
+
   it('stops the generator on a model models.yaml does not have', () => {
     write('cross-field-rules.yaml', '- model: idp_policies.binding\n  message: m\n  service: s\n  requires: [policy]\n'); // prettier-ignore
     expect(() => generateBlueprintSchemaText(directory)).toThrow('cross-field-rules.yaml: idp_policies.binding[0]: no such model in models.yaml'); // prettier-ignore

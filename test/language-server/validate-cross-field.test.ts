@@ -24,6 +24,8 @@ const proxy = (attrs: string) =>
 const saml = (attrs: string) => entry('idp_providers_saml.samlprovider', 'name: sp', attrs);
 const oidc = (attrs: string) =>
   entry('idp_sources_oauth.oauthsource', 'slug: corp', `      provider_type: openidconnect\n${attrs}`);
+const oauth2 = (uris: string) =>
+  entry('idp_providers_oauth2.oauth2provider', 'name: wiki', `      redirect_uris:\n${uris}`);
 const messageOf = (model: string, index = 0) => rules.filter((rule) => rule.model === model)[index]!.message;
 
 // Per rule of cross-field-rules.yaml: the mistake («» where it is reported), the corrected twin, and
@@ -38,6 +40,7 @@ const cases: [name: string, model: string, mistake: string, twin: string, rule?:
   ['a proxy provider in the default mode without internal_host', 'idp_providers_proxy.proxyprovider', entry('«idp_providers_proxy.proxyprovider»', 'name: wiki', '      external_host: https://wiki.example.com'), proxy('      internal_host: http://wiki:8080')], // prettier-ignore
   ['a SAML provider that signs with neither assertion nor response', 'idp_providers_saml.samlprovider', saml(`      «signing_kp»: ${FLOW}\n      sign_assertion: false`), saml(`      signing_kp: ${FLOW}\n      sign_response: true`)], // prettier-ignore
   ['a generic OpenID Connect source without its URLs', 'idp_sources_oauth.oauthsource', entry('idp_sources_oauth.oauthsource', 'slug: corp', '      provider_type: «openidconnect»\n      authorization_url: https://id.example.com/authorize'), oidc('      oidc_well_known_url: https://id.example.com/.well-known/openid-configuration')], // prettier-ignore
+  ['a regex redirect URI that does not compile', 'idp_providers_oauth2.oauth2provider', oauth2('        - matching_mode: strict\n          url: https://wiki.example.com/cb\n        - matching_mode: regex\n          url: «"https://(wiki|docs\\\\.example\\\\.com/cb"»'), oauth2('        - matching_mode: regex\n          url: "https://(wiki|docs)\\\\.example\\\\.com/cb"')], // prettier-ignore
 ];
 
 describe("the serializers' cross-field rules", () => {
@@ -46,6 +49,15 @@ describe("the serializers' cross-field rules", () => {
     const message = messageOf(model, rule);
     expect(withoutFixes(service.doValidation(text))).toEqual([{ code: 'field-combination', severity: 'error', message, range }]); // prettier-ignore
     expect(service.doValidation(twin)).toEqual([]);
+  });
+
+  it("refuses a regex redirect URI with an escape Python's re does not know", () => {
+    const { text, range } = marked(
+      oauth2('        - matching_mode: regex\n          url: «"https://wiki\\\\.example\\\\.com/\\\\q"»'),
+    );
+    expect(service.doValidation(text).map((found) => [found.code, found.range])).toEqual([
+      ['field-combination', range],
+    ]);
   });
 
   it('every rule of cross-field-rules.yaml has a case above', () => {
@@ -70,6 +82,8 @@ describe("the serializers' cross-field rules", () => {
     ['a SAML provider with no signing key', saml('      signing_kp: null')],
     ['an OAuth source of a type with its own URLs', entry('idp_sources_oauth.oauthsource', 'slug: gh', '      provider_type: github')], // prettier-ignore
     ['the URLs given as null: the service asks only that they are given', oidc('      authorization_url: null\n      access_token_url: null\n      profile_url: null')], // prettier-ignore
+    ['a strict redirect URI with a parenthesis: no regular expression', oauth2('        - matching_mode: strict\n          url: https://wiki.example.com/cb?(x')], // prettier-ignore
+    ["a regex redirect URI with Python's named group and inline flag", oauth2('        - matching_mode: regex\n          url: "(?i)https://(?P<host>[a-z]+)\\\\.example\\\\.com/cb\\\\Z"')], // prettier-ignore
   ])('no finding: %s', (_name, text) => {
     expect(service.doValidation(text).filter((found) => found.code === 'field-combination')).toEqual([]);
   });

@@ -6,10 +6,12 @@ import type { Check } from './check.ts';
 
 /** Where the schema lists a model's cross-field rules: on its entry branch. */
 const RULES_KEYWORD = 'x-cross-field-rules';
-const CHECKS = ['exactly_one_of', 'at_least_one_of', 'requires', 'requires_keys'] as const;
+const CHECKS = ['exactly_one_of', 'at_least_one_of', 'requires', 'requires_keys', 'regex'] as const;
 
 /** One cross-field rule as the schema writes it (schemas/source/cross-field-rules.yaml). */
 interface CrossFieldRule {
+  /** A list field of mappings: the rule holds in each item, and names the item's fields. */
+  each: string | undefined;
   when: ReadonlyMap<string, readonly unknown[]>;
   defaults: Readonly<Record<string, unknown>>;
   whenSet: string | undefined;
@@ -40,7 +42,10 @@ export const crossFieldCheck: Check = {
     if (state?.kind === 'scalar' && state.value === 'absent') return;
     const fields = suppliedFields(entry);
     if (!fields) return;
-    for (const rule of rules) checkRule(rule, fields, modelEntry.value, problems);
+    for (const rule of rules) {
+      if (rule.each === undefined) checkRule(rule, fields, modelEntry.value, problems);
+      else for (const item of itemsOf(fields.get(rule.each))) checkRule(rule, item.fields, item.node, problems);
+    }
   },
 };
 
@@ -76,6 +81,7 @@ function parseRule(row: Record<string, unknown>): CrossFieldRule | undefined {
     for (const [field, values] of Object.entries(row.when)) when.set(field, Array.isArray(values) ? values : [values]);
   }
   return {
+    each: typeof row.each === 'string' ? row.each : undefined,
     when,
     defaults: isObject(row.defaults) ? row.defaults : {},
     whenSet: typeof row.when_set === 'string' ? row.when_set : undefined,
@@ -103,6 +109,23 @@ function suppliedFields(entry: BNode & { kind: 'map' }): Map<string, BEntry> | u
     }
   }
   return fields;
+}
+
+/** The mapping items of a list field, each with its fields; none when the list is only known at apply time. */
+function itemsOf(list: BEntry | undefined): { node: BNode; fields: Map<string, BEntry> }[] {
+  const value = list?.value;
+  if (!value || value.kind !== 'seq' || isDeferred(value)) return [];
+  const items: { node: BNode; fields: Map<string, BEntry> }[] = [];
+  for (const item of value.items) {
+    if (item.kind !== 'map' || isDeferred(item)) continue;
+    const fields = new Map<string, BEntry>();
+    for (const field of item.entries) {
+      const name = keyName(field);
+      if (name !== undefined) fields.set(name, field);
+    }
+    items.push({ node: item, fields });
+  }
+  return items;
 }
 
 function given(fields: ReadonlyMap<string, BEntry>, name: string): Given {
@@ -172,5 +195,42 @@ function checkRule(rule: CrossFieldRule, fields: ReadonlyMap<string, BEntry>, mo
     case 'requires_keys':
       if (found.some((item) => item.kind === 'absent')) report(at ?? model);
       return;
+    case 'regex':
+      for (const item of found) {
+        const value = item.kind === 'known' ? item.entry.value : undefined;
+        if (value?.kind === 'scalar' && typeof value.value === 'string' && pythonRegexCompiles(value.value) === false) {
+          report(value);
+        }
+      }
+      return;
+  }
+}
+
+/** Escapes Python's `re` knows; any other backslash and ASCII letter is an error there ("bad escape"). */
+const PYTHON_ESCAPE_LETTERS = new Set('abBdDfnrsStvwWZAxuUN');
+
+/**
+ * Whether Python's `re` compiles `pattern`, told by translating its own syntax into a JavaScript
+ * RegExp: named groups, inline flags, comments, \A and \Z. Undefined where the two differ too much
+ * to tell (conditionals, atomic groups, possessive repeats): no finding then.
+ */
+function pythonRegexCompiles(pattern: string): boolean | undefined {
+  if (/\(\?\(|\(\?>|[*+?}]\+/.test(pattern)) return undefined;
+  for (const [, letter] of pattern.matchAll(/\\(?:\\|([A-Za-z]))/g)) {
+    if (letter !== undefined && !PYTHON_ESCAPE_LETTERS.has(letter)) return false;
+  }
+  const translated = pattern
+    .replace(/^\(\?[aiLmsux]+\)/, '')
+    .replace(/\(\?#[^)]*\)/g, '')
+    .replace(/\(\?P<(\w+)>/g, '(?<$1>')
+    .replace(/\(\?P=(\w+)\)/g, '\\k<$1>')
+    .replace(/\(\?[aiLmsux-]+:/g, '(?:')
+    .replace(/\\A/g, '^')
+    .replace(/\\Z/g, '$');
+  try {
+    new RegExp(translated);
+    return true;
+  } catch {
+    return false;
   }
 }
