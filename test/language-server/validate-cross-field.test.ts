@@ -60,6 +60,11 @@ describe("the serializers' cross-field rules", () => {
     ]);
   });
 
+  it('checks an entry whose model part is written in another case, as the service finds it', () => {
+    const text = binding(`      policy: ${FLOW}\n      group: ${GROUP}`).replace('idp_policies.policybinding', 'idp_policies.PolicyBinding'); // prettier-ignore
+    expect(service.doValidation(text).map((found) => found.code)).toEqual(['model-case', 'field-combination']);
+  });
+
   it('every rule of cross-field-rules.yaml has a case above', () => {
     const found = new Set(
       cases.map(([, model, mistake]) => {

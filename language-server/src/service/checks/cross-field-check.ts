@@ -52,6 +52,9 @@ export const crossFieldCheck: Check = {
 /** The entry's model as the service finds it, or undefined (the entry check reports why). */
 function modelOf(value: BNode, index: SchemaIndex): ModelInfo | undefined {
   if (isDeferred(value) || value.kind !== 'scalar' || typeof value.value !== 'string') return undefined;
+  const exact = index.models.get(value.value);
+  // Only a name in another case is looked up further: an unknown name would cost its suggestions again.
+  if (exact || value.value === value.value.toLowerCase()) return exact;
   const found = index.lookupModel(value.value);
   if (!found.model || (found.caseMismatch && caseSensitivePart(value.value, found.model))) return undefined;
   return found.model;
