@@ -8,14 +8,15 @@ import { randomSource } from '../../server/demo/random-source.ts';
 import { corpus, mutate } from './corpus-files.ts';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/blueprint.schema.json', import.meta.url));
-const { index } = createLanguageService({ schema: JSON.parse(readFileSync(schemaPath, 'utf8')) as object });
+const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as object;
+const { index } = createLanguageService({ schema });
 
 /** `‸` marks the cursor (a `|` would be YAML); returns the hover and the text it covers. */
-function hover(source: string) {
+function hover(source: string, at = index) {
   const offset = source.indexOf('‸');
   if (offset < 0) throw new Error(`no cursor in ${source}`);
   const text = source.replace('‸', '');
-  const found = doHover(parseBlueprint(text).root, offset, index, text);
+  const found = doHover(parseBlueprint(text).root, offset, at, text);
   return found && { markdown: found.markdown, covers: text.slice(found.range[0], found.range[1]) };
 }
 
@@ -76,7 +77,19 @@ describe('hover on fields', () => {
     const user = `entries:\n  - model: idp_core.user\n    attrs:\n      em‸ail: a@b.example\n`;
     expect(hover(user)?.markdown).toMatch(/- Format `email`\n- At most 254 characters/);
     const token = `entries:\n  - model: idp_core.token\n    identifiers:\n      identi‸fier: t\n`;
-    expect(hover(token)?.markdown).toContain('- Matches `^[-a-zA-Z0-9_]+$`');
+    expect(hover(token)?.markdown).toContain(
+      "- Must be a slug: letters, digits, '-' and '_' only, e.g. `my-application`",
+    );
+    const stage = `entries:\n  - model: idp_stages_user_login.userloginstage\n    attrs:\n      session_dur‸ation: hours=1\n`;
+    expect(hover(stage)?.markdown).toContain('e.g. `hours=1;minutes=30`');
+    expect(hover(stage)?.markdown).not.toContain('Matches');
+  });
+
+  it('a pattern without a rule of the service, as written', () => {
+    const copy = structuredClone(schema) as { definitions: Record<string, { properties: Record<string, object> }> };
+    copy.definitions['model_idp_core.token']!.properties.identifier = { type: 'string', pattern: '^[a-z]+$' };
+    const token = `entries:\n  - model: idp_core.token\n    identifiers:\n      identi‸fier: t\n`;
+    expect(hover(token, createLanguageService({ schema: copy }).index)?.markdown).toContain('- Matches `^[a-z]+$`');
   });
 
   it('a nested field, through a sequence of mappings', () => {

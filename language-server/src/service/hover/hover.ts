@@ -246,7 +246,11 @@ function schemaFacts(root: JsonObject, schema: JsonObject): string[] {
     if (typeof limit !== 'number') continue;
     facts.push(keyword === 'minLength' && limit === 1 ? 'Not empty' : words.replace('%', String(limit)));
   }
-  if (typeof schema.pattern === 'string') facts.push(`Matches ${code(schema.pattern)}`);
+  // A pattern of a validator the service runs is shown as its rule: the pattern may be long.
+  const rule = schema['x-rule'];
+  if (isObject(rule) && typeof rule.says === 'string' && typeof rule.example === 'string') {
+    facts.push(`Must be ${rule.says}, e.g. ${code(rule.example)}`);
+  } else if (typeof schema.pattern === 'string') facts.push(`Matches ${code(schema.pattern)}`);
   if (schema.default !== undefined) facts.push(`Default: ${code(show(schema.default))}`);
   return facts;
 }
