@@ -31,6 +31,7 @@ async function main(): Promise<void> {
         concurrency: config.workerConcurrency,
         aiConcurrency: config.aiWorkerConcurrency,
         pollIntervalMs: config.workerPollIntervalMs,
+        niceness: config.workerNiceness,
         ai: config.ai,
         imports: config.imports,
         logger: logger.child({ component: 'worker' }),

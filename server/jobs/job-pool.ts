@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { RETRYABLE_ERROR_CODES } from 'graphile-worker/dist/lib.js';
 import { CONNECTION_FAILURE, CONNECTION_LOSS_CODES, isConnectionLoss } from '../db/connection-loss.ts';
 import { withSessionOptions } from '../db/session-options.ts';
+import { lowerBackendPriority } from './job-priority.ts';
 
 /**
  * graphile-worker 0.17 retries its own statements (take a job, complete it, fail it) only for the
@@ -32,8 +33,16 @@ class JobClient extends pg.Client {
   }
 }
 
-/** The pool a job runner works on: its clients tag lost connections, and idle ones that die are only logged. */
-export function createJobPool(connectionString: string, max: number, logger: Logger | undefined): pg.Pool {
+/**
+ * The pool a job runner works on: its clients tag lost connections, idle ones that die are only
+ * logged, and their backends run at `niceness` where they can (job-priority.ts).
+ */
+export function createJobPool(
+  connectionString: string,
+  max: number,
+  niceness: number,
+  logger: Logger | undefined,
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: withSessionOptions(connectionString),
     max,
@@ -44,6 +53,10 @@ export function createJobPool(connectionString: string, max: number, logger: Log
   });
   const lost = (error: Error) => logger?.warn({ err: error }, 'job connection lost');
   pool.on('error', lost);
-  pool.on('connect', (client) => client.on('error', lost));
+  pool.on('connect', (client) => {
+    client.on('error', lost);
+    // Queued before the runner's first statement; a connection lost meanwhile is the runner's to see.
+    lowerBackendPriority(client, niceness).catch(() => undefined);
+  });
   return pool;
 }

@@ -62,6 +62,8 @@ export interface WorkerOptions extends TaskSettings {
   /** Assistant replies written at once, beside `concurrency` (AI_WORKER_CONCURRENCY). */
   aiConcurrency?: number | undefined;
   pollIntervalMs: number;
+  /** How far job connections' backends yield the CPU to requests (WORKER_NICENESS; 0: not at all). */
+  niceness?: number | undefined;
 }
 
 /** A running job runner. */
@@ -141,7 +143,7 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
   let restarting: Promise<void> | undefined;
 
   const startRunner = async (spec: RunnerSpec): Promise<RunningRunner> => {
-    const pool = createJobPool(options.connectionString, spec.poolSize, logger);
+    const pool = createJobPool(options.connectionString, spec.poolSize, options.niceness ?? 0, logger);
     // Each runner's pools are recorded, so that a runner that died can have its jobs unlocked.
     const poolIds: string[] = [];
     const events: WorkerEvents = new EventEmitter();
