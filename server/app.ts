@@ -1,3 +1,4 @@
+import os from 'node:os';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -66,8 +67,13 @@ export async function createApp({
   // Koa's `proxy` would believe the left-most X-Forwarded-For entry: the client address is ours.
   const app = new Koa({ proxy: false });
   // Import requests that move much data (a 10 MiB CSV in, a million staged rows out) run at most a
-  // quarter of the pool's size at once, so a flood of them leaves the rest to everyone else.
-  const importSlots = new WorkSlots(Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 1) / 4)), Infinity);
+  // quarter of the pool's size at once, and at most one per two cores (each keeps one busy: parsing
+  // here, compressing into TOAST in its backend), so a flood of them leaves the rest to everyone else.
+  const poolShare = Math.floor((orm.config.get('pool')?.max ?? 1) / 4);
+  const importSlots = new WorkSlots(
+    Math.max(1, Math.min(poolShare, Math.floor(os.availableParallelism() / 2))),
+    Infinity,
+  );
   const documentJson = JSON.stringify(document);
 
   const publicRoutes = new Router();
