@@ -14,6 +14,7 @@ import { queueEveryStaleSync } from '../accounts/account-sync.ts';
 import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
 import { IMPORT_EXPIRE_CRONTAB, importExpireTask } from '../imports/import-expire.task.ts';
 import { importProcessTask } from '../imports/import-process.task.ts';
+import { IMPORT_REVIVE_CRONTAB, importReviveTask } from '../imports/import-revive.task.ts';
 import { importRevertTask } from '../imports/import-revert.task.ts';
 import { importStageTask } from '../imports/import-stage.task.ts';
 import { workerLogger } from '../core/job-queue.ts';
@@ -42,6 +43,7 @@ function backgroundTasks(settings: TaskSettings): TaskList {
     import_process: importProcessTask(imports),
     import_revert: importRevertTask(imports),
     import_expire: importExpireTask(imports, settings.clock ?? systemClock),
+    import_revive: importReviveTask(imports),
     transfer_suggest: transferSuggestTask,
   };
 }
@@ -111,7 +113,7 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
       // runner's listen and poll connections, so no job can wait for a connection another holds.
       poolSize: options.concurrency * 2 + 2,
       taskList: backgroundTasks(options),
-      options: { crontab: IMPORT_EXPIRE_CRONTAB },
+      options: { crontab: [IMPORT_EXPIRE_CRONTAB, IMPORT_REVIVE_CRONTAB].join('\n') },
     },
     {
       // A reply waits on a model server for minutes; on a runner of its own (a runner takes only
