@@ -85,7 +85,7 @@ export async function* readImportRows(text: string, context: ReadContext): Async
         },
       };
       const { values, errors } = readRowValues(context.type, cells, rules);
-      if (record.cells.length !== headers.length) {
+      if (isRagged(record.cells, headers)) {
         errors.push({ message: `row has ${record.cells.length} cells, the header ${headers.length}` });
       }
       yield { row_number: rowNumber, line: record.line, fields, values: errors.length ? null : values, errors };
@@ -96,6 +96,18 @@ export async function* readImportRows(text: string, context: ReadContext): Async
   }
   if (!headers) throw new ImportFileProblem('the CSV is empty: a header row is needed');
   if (rowNumber === 0) throw new ImportFileProblem('the CSV has a header but no data rows');
+}
+
+/**
+ * Whether a row's cells do not line up with the header. Many bank exports (Chase among them) end
+ * every data row, and sometimes the header, with a comma: an empty last column that means nothing.
+ * So cells past the header's last named column only count when they hold text, and a row may stop
+ * short of blank header columns at the end; a row missing a named column's cell is still ragged.
+ */
+function isRagged(cells: string[], headers: string[]): boolean {
+  let named = headers.length;
+  while (named > 0 && headers[named - 1] === '') named--;
+  return cells.length < named || cells.slice(named).some((cell) => cell !== '');
 }
 
 /** A column read: a meaning of the type's, or (`currency`) the code of a currency column. */
