@@ -38,13 +38,31 @@ function effectiveFormats(type: ImportType, configuration: ImportConfiguration) 
   };
 }
 
+/** The rows of an import's CSV, and the header each column was found under. */
+export interface ImportRows extends AsyncIterable<ReadRow> {
+  /** The header of the column of `key` as written in the CSV, once the header row is read. */
+  header(key: string): string | undefined;
+}
+
 /**
  * Reads an import's CSV row by row (streaming: the file is never an array of rows) with the
  * columns of its type and its configuration. Problems of single cells become row errors; a
  * header that lacks a required column, repeats one, or a CSV that cannot be parsed is an
  * {@link ImportFileProblem}.
  */
-export async function* readImportRows(text: string, context: ReadContext): AsyncGenerator<ReadRow> {
+export function readImportRows(text: string, context: ReadContext): ImportRows {
+  let headerOf: (key: string) => string | undefined = () => undefined;
+  return {
+    header: (key) => headerOf(key),
+    [Symbol.asyncIterator]: () => rowsOf(text, context, (lookup) => (headerOf = lookup)),
+  };
+}
+
+async function* rowsOf(
+  text: string,
+  context: ReadContext,
+  onHeader: (headerOf: (key: string) => string | undefined) => void,
+): AsyncGenerator<ReadRow> {
   const formats = effectiveFormats(context.type, context.configuration);
   let readers: DateReader[];
   try {
@@ -65,25 +83,23 @@ export async function* readImportRows(text: string, context: ReadContext): Async
   let columns: Column[] = [];
   let quoted: string[] = [];
   let rowNumber = 0;
+  const header = (key: string) => {
+    const column = columns.find((candidate) => candidate.key === key);
+    return column ? headers![column.index] : undefined;
+  };
   try {
     for await (const record of csvRecords(text, { delimiter: formats.separator })) {
       if (!headers) {
         headers = record.cells;
         columns = resolveColumns(context, headers);
         quoted = columns.filter((column) => column.currency).map((column) => column.key);
+        onHeader(header);
         continue;
       }
       rowNumber++;
       const fields: Record<string, string | null> = {};
       for (const { key, index } of columns) fields[key] = record.cells[index] ?? null;
-      const cells = {
-        quoted,
-        get: (key: string) => fields[key] ?? undefined,
-        header: (key: string) => {
-          const column = columns.find((candidate) => candidate.key === key);
-          return column ? headers![column.index] : undefined;
-        },
-      };
+      const cells = { quoted, get: (key: string) => fields[key] ?? undefined, header };
       const { values, errors } = readRowValues(context.type, cells, rules);
       if (isRagged(record.cells, headers)) {
         errors.push({ message: `row has ${record.cells.length} cells, the header ${headers.length}` });

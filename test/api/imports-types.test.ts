@@ -493,26 +493,67 @@ describe('AccountImport', () => {
     expect(await balanceCents(visa)).toBe(52000);
   });
 
-  it('fails naming the row of a name the family already has (any case), or that an earlier row has', async () => {
-    await expectFailure(
-      'AccountImport',
-      csv([
-        ['name', 'type', 'balance'],
-        ['Brand New', 'depository', '1'],
-        ['TAGESGELD', 'depository', '2'],
-      ]),
-      "Row 2: an account named 'TAGESGELD' already exists",
-    );
-    await expectFailure(
-      'AccountImport',
-      csv([
-        ['name', 'type', 'balance'],
-        ['Fresh', 'depository', '1'],
-        ['Other', 'depository', '1'],
-        ['fresh', 'depository', '2'],
-      ]),
-      "Row 3: an account named 'fresh' is already in row 1",
-    );
+  it('flags the rows naming an account the family has (any case), or that an earlier row has, before publishing', async () => {
+    const created = await server.api.call('createImport', {
+      key: household.writeKey,
+      body: {
+        type: 'AccountImport',
+        raw_file_content: csv([
+          ['Account Name', 'type', 'balance'],
+          ['Brand New', 'depository', '1'],
+          ['TAGESGELD', 'depository', '2'],
+          ['brand new', 'depository', 'x'],
+        ]),
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    await server.drainJobs();
+    expect((await show(id)).body.data.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 2 });
+    const rows = await server.api.call('listImportRows', { key: household.readKey, params: { id } });
+    expect(rows.body.data.map((row: { valid: boolean; errors: unknown }) => [row.valid, row.errors])).toEqual([
+      [true, []],
+      [false, [{ column: 'Account Name', message: "an account named 'TAGESGELD' already exists" }]],
+      [
+        false,
+        [
+          { column: 'balance', message: "amount 'x' is not a number in the format 1,234.56" },
+          { column: 'Account Name', message: "an account named 'brand new' is already in row 1" },
+        ],
+      ],
+    ]);
+    const before = await snapshot();
+    const refused = await server.api.call('publishImport', { key: household.writeKey, params: { id } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toBe('The import has 2 invalid rows; fix the configuration or the CSV first');
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('fails naming the row when the account was opened after the rows were read', async () => {
+    const created = await server.api.call('createImport', {
+      key: household.writeKey,
+      body: {
+        type: 'AccountImport',
+        raw_file_content: csv([
+          ['name', 'type', 'balance'],
+          ['Late Comer', 'depository', '1'],
+        ]),
+      },
+    });
+    const id = created.body.data.id as string;
+    await server.drainJobs();
+    expect((await show(id)).body.data.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 0 });
+    await openAccount('late comer', 'depository');
+    await server.drainJobs();
+    const before = await snapshot();
+    expect((await server.api.call('publishImport', { key: household.writeKey, params: { id } })).status).toBe(202);
+    await server.drainJobs();
+    expect((await show(id)).body.data).toMatchObject({
+      status: 'failed',
+      error: "Row 1: an account named 'Late Comer' already exists",
+      stats: { imported_count: 0 },
+    });
+    expect(await snapshot()).toEqual(before);
   });
 
   it('reverts exactly its accounts and their opening valuations', async () => {
