@@ -14,7 +14,9 @@ describe('GET /api/v1', () => {
     const index = await server.api.call('getApiIndex');
     expect(index.status).toBe(200);
     expect(index.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
-    const contract = await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json();
+    const contract = (await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()) as {
+      info: { title: string; version: string };
+    };
     expect(index.body).toEqual({
       data: {
         name: contract.info.title,
