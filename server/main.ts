@@ -6,6 +6,7 @@ import { loadSealingKey } from './auth/secret-box.ts';
 import { pruneSsoRecords } from './auth/sso-codes.ts';
 import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
+import { takeOverStopSignals } from './db/embedded-postgres.ts';
 import { openOrm } from './db/orm.ts';
 import { ensureDemoAccess } from './demo/demo-access.ts';
 import { pruneRateLimits } from './core/rate-limit.ts';
@@ -97,13 +98,7 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
-  // embedded-postgres installs a signal hook (async-exit-hook) that stops PostgreSQL and exits with
-  // 130 at once, racing the ordered shutdown below (requests in flight would lose their database).
-  // This process owns its lifecycle, so that hook is replaced by ours.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => void stop(signal));
-  }
+  takeOverStopSignals((signal) => void stop(signal));
 }
 
 main().catch((error: unknown) => {
