@@ -98,6 +98,17 @@ async function snapshot() {
 }
 
 /** Runs an import expected to fail: `failed`, the error as given, and nothing written. */
+/** Creates an import and lets its CSV be read; returns its id. */
+async function stageImport(type: string, content: string): Promise<string> {
+  const created = await server.api.call('createImport', {
+    key: household.writeKey,
+    body: { type, raw_file_content: content },
+  });
+  expect(created.status).toBe(201);
+  await server.drainJobs();
+  return created.body.data.id as string;
+}
+
 async function expectFailure(type: string, content: string, error: string, extra: Record<string, unknown> = {}) {
   const created = await server.api.call('createImport', {
     key: household.writeKey,
@@ -494,21 +505,15 @@ describe('AccountImport', () => {
   });
 
   it('flags the rows naming an account the family has (any case), or that an earlier row has, before publishing', async () => {
-    const created = await server.api.call('createImport', {
-      key: household.writeKey,
-      body: {
-        type: 'AccountImport',
-        raw_file_content: csv([
-          ['Account Name', 'type', 'balance'],
-          ['Brand New', 'depository', '1'],
-          ['TAGESGELD', 'depository', '2'],
-          ['brand new', 'depository', 'x'],
-        ]),
-      },
-    });
-    expect(created.status).toBe(201);
-    const id = created.body.data.id as string;
-    await server.drainJobs();
+    const id = await stageImport(
+      'AccountImport',
+      csv([
+        ['Account Name', 'type', 'balance'],
+        ['Brand New', 'depository', '1'],
+        ['TAGESGELD', 'depository', '2'],
+        ['brand new', 'depository', 'x'],
+      ]),
+    );
     expect((await show(id)).body.data.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 2 });
     const rows = await server.api.call('listImportRows', { key: household.readKey, params: { id } });
     expect(rows.body.data.map((row: { valid: boolean; errors: unknown }) => [row.valid, row.errors])).toEqual([
@@ -530,18 +535,13 @@ describe('AccountImport', () => {
   });
 
   it('fails naming the row when the account was opened after the rows were read', async () => {
-    const created = await server.api.call('createImport', {
-      key: household.writeKey,
-      body: {
-        type: 'AccountImport',
-        raw_file_content: csv([
-          ['name', 'type', 'balance'],
-          ['Late Comer', 'depository', '1'],
-        ]),
-      },
-    });
-    const id = created.body.data.id as string;
-    await server.drainJobs();
+    const id = await stageImport(
+      'AccountImport',
+      csv([
+        ['name', 'type', 'balance'],
+        ['Late Comer', 'depository', '1'],
+      ]),
+    );
     expect((await show(id)).body.data.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 0 });
     await openAccount('late comer', 'depository');
     await server.drainJobs();
