@@ -17,6 +17,7 @@ import { handlers } from './handlers.ts';
 import { importsHandlers } from './imports/imports.handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
+import { apiIndexHandler, SERVICE_PATHS } from './http/api-index.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
 import { clientAddressMiddleware } from './http/client-address.ts';
@@ -77,11 +78,11 @@ export async function createApp({
   const documentJson = JSON.stringify(document);
 
   const publicRoutes = new Router();
-  publicRoutes.get('/api/v1/openapi.json', (ctx) => {
+  publicRoutes.get(SERVICE_PATHS.openapi, (ctx) => {
     ctx.type = 'application/json';
     ctx.body = documentJson;
   });
-  publicRoutes.get('/', (ctx) => ctx.redirect('/docs'));
+  publicRoutes.get('/', (ctx) => ctx.redirect(SERVICE_PATHS.docs));
 
   const auth: AuthDependencies = {
     config,
@@ -102,6 +103,7 @@ export async function createApp({
         limit: { perHour: config.aiMessagesPerHour },
       }),
       ...importsHandlers(config.imports),
+      getApiIndex: apiIndexHandler(document),
     },
     aiAvailable: config.ai !== undefined,
     orm,

@@ -1,5 +1,6 @@
 import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
+import { takeOverStopSignals } from './db/embedded-postgres.ts';
 import { openOrm } from './db/orm.ts';
 import { lowerProcessPriority } from './jobs/job-priority.ts';
 import { startWorker, surviveLostConnections } from './jobs/worker.ts';
@@ -36,10 +37,7 @@ async function main(): Promise<void> {
     await database.stop();
     process.exit(0);
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => void stop(signal));
-  }
+  takeOverStopSignals((signal) => void stop(signal));
 }
 
 main().catch((error: unknown) => {

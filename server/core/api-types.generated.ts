@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/api/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the index of the API
+         * @description Says which API this is and where to read about it: its name, the version of this contract, and links to the documentation page and to this contract as JSON (paths on this server). No credential is needed; the answer is counted against the client address's rate limit.
+         */
+        get: operations["getApiIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts": {
         parameters: {
             query?: never;
@@ -1277,6 +1297,30 @@ export interface components {
              * @constant
              */
             mfa_required?: true;
+        };
+        /** @description What this API is, and where its documentation and contract are. */
+        ApiIndex: {
+            /** @description The API's title, as in the contract. */
+            name: string;
+            /** @description The version of the contract (`info.version`). */
+            version: string;
+            /** @description Paths on this server, to be resolved against the address the index was fetched from. */
+            links: {
+                /**
+                 * Format: uri-reference
+                 * @description The documentation page, rendered from the contract (HTML).
+                 */
+                docs: string;
+                /**
+                 * Format: uri-reference
+                 * @description This contract as a bundled OpenAPI 3.1 JSON document.
+                 */
+                openapi: string;
+            };
+        };
+        /** @description Envelope holding the index of the API. */
+        ApiIndexResponse: {
+            data: components["schemas"]["ApiIndex"];
         };
         /** @description Money amount formatted for display in the record's currency, with symbol, grouping and the currency's usual number of decimals (for example `$1,234.56`, `-$20.00`, `¥1,500`). Use the matching `*_cents` integer for arithmetic. */
         FormattedMoney: string;
@@ -2797,16 +2841,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No usable credential: the API key or bearer token is missing, invalid, expired or revoked (an invalid bearer token fails even when a valid API key is sent as well), or the user has been deactivated. */
-        Unauthorized: {
-            headers: {
-                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. */
         ValidationFailed: {
             headers: {
@@ -2842,6 +2876,16 @@ export interface components {
                  *       }
                  *     }
                  */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No usable credential: the API key or bearer token is missing, invalid, expired or revoked (an invalid bearer token fails even when a valid API key is sent as well), or the user has been deactivated. */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3197,6 +3241,44 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getApiIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "name": "Household Finance API",
+                     *         "version": "1.0.0",
+                     *         "links": {
+                     *           "docs": "/docs",
+                     *           "openapi": "/api/v1/openapi.json"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiIndexResponse"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listAccounts: {
         parameters: {
             query?: {

@@ -125,6 +125,9 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
       poolSize: aiConcurrency + 2,
       taskList: assistantTasks(options),
       options: {
+        // No cron here (the main runner has the crontab): without cron items of its own, a runner
+        // reads ./crontab and logs that it failed to.
+        parsedCronItems: [],
         gracefulShutdownAbortTimeout: 0,
         // Unbatched, a job's failure is sent without being awaited and can be lost when the stop
         // closes the pool: the reply's job would stay locked until a liveness sweep. Batched
