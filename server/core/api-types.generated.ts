@@ -1534,8 +1534,11 @@ export interface components {
         };
         /** @description An entry's amount in its account's currency: what it moves the account's balance by. Equal to the entry's own amount when both currencies are the same; otherwise converted at `exchange_rate` and rounded half to even to the account currency's minor unit. */
         AccountAmount: {
+            /** @description Formatted with the stored sign (money out positive, money in negative), as the entry's `amount`. */
             amount: components["schemas"]["FormattedMoney"];
+            /** @description Absolute value in minor units of `currency`. */
             amount_cents: number;
+            /** @description Signed from the household's side (income positive), as the entry's `signed_amount_cents`. */
             signed_amount_cents: number;
             currency: components["schemas"]["Currency"];
         };
@@ -1586,7 +1589,7 @@ export interface components {
             /** @description Display colour as `#RRGGBB`. */
             color: string;
         };
-        /** @description A money movement on an account. Internally an amount above zero is an outflow (expense) and below zero an inflow (income); `amount` and `amount_cents` are absolute values, `signed_amount_cents` carries that sign. */
+        /** @description A money movement on an account. Internally an amount above zero is an outflow (expense) and below zero an inflow (income). `amount` is that stored amount formatted, sign included (an expense `$12.50`, an income `-$3,000.00`); `amount_cents` is its absolute value; `signed_amount_cents` is signed from the household's side (income positive). */
         Transaction: {
             /** Format: uuid */
             id: string;
@@ -1595,7 +1598,7 @@ export interface components {
              * @description Booking date (`YYYY-MM-DD`).
              */
             date: string;
-            /** @description Absolute value of the amount, formatted for display (for example `$12.50`). */
+            /** @description The stored amount formatted for display, with its sign: positive for money out (an expense, `$12.50`), negative for money in (an income, `-$3,000.00`). */
             amount: components["schemas"]["FormattedMoney"];
             /** @description Absolute value of the amount in minor units of `currency`. */
             amount_cents: number;
@@ -1738,7 +1741,7 @@ export interface components {
              * @description Booking date (`YYYY-MM-DD`).
              */
             date: string;
-            /** @description Absolute value of the amount, formatted for display. */
+            /** @description The transaction's stored amount formatted for display, with its sign: positive on the outflow side, negative on the inflow side. */
             amount: components["schemas"]["FormattedMoney"];
             /** @description Absolute value of the amount in minor units of `currency`. */
             amount_cents: number;
@@ -4274,13 +4277,13 @@ export interface operations {
                      *         {
                      *           "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
                      *           "date": "2024-03-25",
-                     *           "amount": "$3,200.00",
+                     *           "amount": "-$3,200.00",
                      *           "amount_cents": 320000,
                      *           "signed_amount_cents": 320000,
                      *           "currency": "USD",
                      *           "exchange_rate": null,
                      *           "account_amount": {
-                     *             "amount": "$3,200.00",
+                     *             "amount": "-$3,200.00",
                      *             "amount_cents": 320000,
                      *             "signed_amount_cents": 320000,
                      *             "currency": "USD"
@@ -4460,13 +4463,13 @@ export interface operations {
                      *       "data": {
                      *         "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
                      *         "date": "2024-03-25",
-                     *         "amount": "$3,200.00",
+                     *         "amount": "-$3,200.00",
                      *         "amount_cents": 320000,
                      *         "signed_amount_cents": 320000,
                      *         "currency": "USD",
                      *         "exchange_rate": null,
                      *         "account_amount": {
-                     *           "amount": "$3,200.00",
+                     *           "amount": "-$3,200.00",
                      *           "amount_cents": 320000,
                      *           "signed_amount_cents": 320000,
                      *           "currency": "USD"
@@ -4696,7 +4699,7 @@ export interface operations {
                      *           "inflow_transaction": {
                      *             "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *             "date": "2024-03-28",
-                     *             "amount": "$640.00",
+                     *             "amount": "-$640.00",
                      *             "amount_cents": 64000,
                      *             "currency": "USD",
                      *             "account": {
@@ -4777,7 +4780,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-28",
-                     *           "amount": "$640.00",
+                     *           "amount": "-$640.00",
                      *           "amount_cents": 64000,
                      *           "currency": "USD",
                      *           "account": {
@@ -4882,7 +4885,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-29",
-                     *           "amount": "$500.00",
+                     *           "amount": "-$500.00",
                      *           "amount_cents": 50000,
                      *           "currency": "USD",
                      *           "account": {
@@ -4997,7 +5000,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-29",
-                     *           "amount": "$500.00",
+                     *           "amount": "-$500.00",
                      *           "amount_cents": 50000,
                      *           "currency": "USD",
                      *           "account": {
