@@ -1360,6 +1360,8 @@ export interface components {
          * @enum {string}
          */
         CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
+        /** @description A decimal number, sent as a JSON number or as a decimal string (`12.5`, `"12.50"`, `"-3.2"`; a string may have blanks around it but no exponent or grouping). Either is read as the decimal written, never through a binary float, and held to the same rules: the field's bounds (for a string the server checks them), at most as many decimal places as the field keeps, the same messages. Text that is not a decimal number is answered with 422 `<field> must be a number`. */
+        DecimalInput: number | string;
         /** @description Body for creating an account. */
         AccountCreateRequest: {
             account: {
@@ -1371,7 +1373,7 @@ export interface components {
                 /** @description Currency of the account; the family currency when omitted. */
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Opening balance in major units; 0 when omitted. */
-                balance?: number;
+                balance?: components["schemas"]["DecimalInput"];
             };
         };
         /** @description Envelope holding one account. */
@@ -1637,8 +1639,8 @@ export interface components {
             data: components["schemas"]["Transaction"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description How many units of `to` one unit of `from` buys, sent as a JSON number or as a decimal string (for example `1.0876` or `"1.0876"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 12 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        ExchangeRateValue: number | string;
+        /** @description How many units of `to` one unit of `from` buys (a `DecimalInput`: a JSON number or a decimal string such as `"1.0876"`): above 0, at most 1000000000, at most 12 decimal places. */
+        ExchangeRateValue: components["schemas"]["DecimalInput"];
         /**
          * @description Direction of the money, which decides the stored sign: `income` and `inflow` store the amount as negative (money in), `expense` and `outflow` as positive (money out), whatever sign the client sent. Without a nature the amount is stored exactly as sent.
          * @enum {string}
@@ -1658,7 +1660,7 @@ export interface components {
                  */
                 date: string;
                 /** @description Amount in major units; see `nature` for how its sign is interpreted. */
-                amount: number;
+                amount: components["schemas"]["DecimalInput"];
                 /** @description Label of the transaction. Needed unless `description` is sent. */
                 name?: string;
                 /** @description Alternative to `name`, used as the label when `name` is absent. */
@@ -1699,7 +1701,7 @@ export interface components {
                  */
                 date?: string;
                 /** @description New amount in major units; see `nature` for how its sign is interpreted. */
-                amount?: number;
+                amount?: components["schemas"]["DecimalInput"];
                 /** @description New label. */
                 name?: string;
                 /** @description Alternative to `name`. */
@@ -1794,9 +1796,9 @@ export interface components {
              */
             to_account_id: string;
             /** @description Amount leaving the from account, in its currency, in major units. */
-            amount: number;
+            amount: components["schemas"]["DecimalInput"];
             /** @description Amount reaching the to account, in its currency, when the two accounts have different currencies; otherwise `amount` converted at the date's exchange rate (same currency: `amount`). */
-            to_amount?: number;
+            to_amount?: components["schemas"]["DecimalInput"];
             /**
              * Format: date
              * @description Booking date of both transactions (`YYYY-MM-DD`).
@@ -1838,7 +1840,7 @@ export interface components {
                  */
                 account_id: string;
                 /** @description Balance of the account on `date`, in major units. */
-                amount: number;
+                amount: components["schemas"]["DecimalInput"];
                 /**
                  * Format: date
                  * @description Date on which the balance applies (`YYYY-MM-DD`).
@@ -1880,7 +1882,7 @@ export interface components {
         ValuationUpdateRequest: {
             valuation: {
                 /** @description New balance in major units; requires `date` in the same request. */
-                amount?: number;
+                amount?: components["schemas"]["DecimalInput"];
                 /**
                  * Format: date
                  * @description New date (`YYYY-MM-DD`); requires `amount` in the same request.
@@ -1945,10 +1947,10 @@ export interface components {
             data: components["schemas"]["Trade"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description A positive quantity of units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        TradeQuantity: number | string;
-        /** @description A positive price per unit in major units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        TradePrice: number | string;
+        /** @description A positive quantity of units (a `DecimalInput`: a JSON number or a decimal string such as `"10.25"`): at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. */
+        TradeQuantity: components["schemas"]["DecimalInput"];
+        /** @description A positive price per unit in major units (a `DecimalInput`: a JSON number or a decimal string such as `"10.25"`): at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. */
+        TradePrice: components["schemas"]["DecimalInput"];
         /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); one of the two is required (the `anyOf` below), and an unknown `security_id` or a blank `ticker` is answered with 422 by the server. */
         TradeCreateRequest: {
             trade: {
@@ -1981,7 +1983,7 @@ export interface components {
                 /** @description Currency of the price; the account currency when omitted. */
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Commission or fee in major units (at most 4 decimal places), added to the trade total; 0 when omitted. */
-                fee?: number;
+                fee?: components["schemas"]["DecimalInput"];
                 /** @description Free-text notes. */
                 notes?: string;
             } & (unknown & (unknown | unknown));
@@ -2266,8 +2268,8 @@ export interface components {
             data: components["schemas"]["SecurityPrice"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description Price of one unit in major units of `currency`, sent as a JSON number or as a decimal string (for example `251.1` or `"251.10"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 4 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        SecurityPriceValue: number | string;
+        /** @description Price of one unit in major units of `currency` (a `DecimalInput`: a JSON number or a decimal string such as `"251.10"`): above 0, at most 1000000000, at most 4 decimal places. */
+        SecurityPriceValue: components["schemas"]["DecimalInput"];
         /** @description Body for storing market prices of securities for the family: 1 to 1,000 prices, each replacing the family's own price of the same security and date. Each names its security by `security_id` or by `ticker` (one is required; when both are sent, `security_id` counts, as in a trade). When the body names one security and date more than once, the last one counts. */
         SecurityPricesUpsertRequest: {
             security_prices: ({
@@ -3068,15 +3070,15 @@ export interface components {
          */
         EndDate: string;
         /**
-         * @description Only transactions whose absolute amount is at least this value (major units).
+         * @description Only transactions whose absolute amount is at least this value (major units; a JSON-style number, `12.50`, read exactly).
          * @example 10
          */
-        MinAmount: number;
+        MinAmount: components["schemas"]["DecimalInput"];
         /**
-         * @description Only transactions whose absolute amount is at most this value (major units).
+         * @description Only transactions whose absolute amount is at most this value (major units; a JSON-style number, `12.50`, read exactly).
          * @example 500
          */
-        MaxAmount: number;
+        MaxAmount: components["schemas"]["DecimalInput"];
         /**
          * @description Only income (stored amount below zero), only expenses (the rest), or only transfers. A transaction in a confirmed transfer is neither income nor expense: `income` and `expense` leave it out, `transfer` lists only such transactions.
          * @example expense
@@ -4165,12 +4167,12 @@ export interface operations {
                  */
                 end_date?: components["parameters"]["EndDate"];
                 /**
-                 * @description Only transactions whose absolute amount is at least this value (major units).
+                 * @description Only transactions whose absolute amount is at least this value (major units; a JSON-style number, `12.50`, read exactly).
                  * @example 10
                  */
                 min_amount?: components["parameters"]["MinAmount"];
                 /**
-                 * @description Only transactions whose absolute amount is at most this value (major units).
+                 * @description Only transactions whose absolute amount is at most this value (major units; a JSON-style number, `12.50`, read exactly).
                  * @example 500
                  */
                 max_amount?: components["parameters"]["MaxAmount"];

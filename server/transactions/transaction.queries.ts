@@ -16,8 +16,9 @@ export interface TransactionFilters {
   tag_ids?: string[];
   start_date?: string;
   end_date?: string;
-  min_amount?: number;
-  max_amount?: number;
+  /** Exact decimal text or a number (the assistant's tool). */
+  min_amount?: number | string;
+  max_amount?: number | string;
   type?: 'income' | 'expense' | 'transfer';
   search?: string;
 }

@@ -24,7 +24,7 @@ import { Transaction } from './transaction.entity.ts';
 export interface TransactionInput {
   account_id?: string;
   date?: string;
-  amount?: number;
+  amount?: number | string;
   name?: string;
   description?: string;
   notes?: string | null;

@@ -22,8 +22,8 @@ import {
 export interface NewTransferInput {
   from_account_id: string;
   to_account_id: string;
-  amount: number;
-  to_amount?: number;
+  amount: number | string;
+  to_amount?: number | string;
   date: string;
   notes?: string;
 }
@@ -156,10 +156,10 @@ export async function createTransfer(em: EntityManager, familyId: string, input:
     const from = accounts.get(input.from_account_id);
     const to = accounts.get(input.to_account_id);
     if (!from || !to) throw NotFound.entity('Account');
-    const amount = toDecimal(minorUnitInput(input.amount, from.currency, `${BODY}/amount`));
+    const amount = toDecimal(minorUnitInput(input.amount, from.currency, `${BODY}/amount`, 'amount', 'positive'));
     let toAmount: string | null;
     if (input.to_amount !== undefined) {
-      toAmount = toDecimal(minorUnitInput(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount'));
+      toAmount = toDecimal(minorUnitInput(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount', 'positive'));
       if (from.currency === to.currency && toAmount !== amount) {
         throw ValidationFailed.at(
           `${BODY}/to_amount`,

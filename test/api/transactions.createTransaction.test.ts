@@ -369,8 +369,8 @@ describe('createTransaction: missing fields', () => {
 });
 
 describe('createTransaction: wrong types and values', () => {
-  it('amount as a string -> 422 at /body/transaction/amount', async () => {
-    await expect422At(valid({ amount: '12.50' }), '/body/transaction/amount');
+  it('amount as text that is not a decimal number -> 422 at /body/transaction/amount', async () => {
+    await expect422At(valid({ amount: '12,50' }), '/body/transaction/amount');
   });
 
   it('amount as null -> 422 at /body/transaction/amount', async () => {
