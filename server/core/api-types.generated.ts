@@ -278,6 +278,8 @@ export interface paths {
          *     The stored sign comes from `nature`: `income`/`inflow` store the amount as money in (negative), `expense`/`outflow` as money out (positive), whatever sign was sent; without `nature` the amount is stored as sent (positive = expense). `currency` defaults to the account's currency.
          *
          *     An `account_id` that is not an account of the family is answered with 404; a `category_id`, `merchant_id` or `tag_ids` entry that is not a record of the family is answered with 422. Requires the `read_write` scope.
+         *
+         *     Idempotent create: with `external_id` (and `source`, `api` when omitted) an account holds at most one transaction per pair, a unique index of the database. A create repeating an account's pair answers 200 with the transaction already stored, unchanged, whatever else the body says; of concurrent identical creates one writes (201) and the others answer 200 with the same transaction. `source` without `external_id` is 422.
          */
         post: operations["createTransaction"];
         delete?: never;
@@ -1615,6 +1617,10 @@ export interface components {
             name: string;
             /** @description Free-text notes, or null. */
             notes: string | null;
+            /** @description The client's id it was created with, or null. */
+            external_id: string | null;
+            /** @description Where `external_id` comes from (`api` unless the client named another), or null without one. */
+            source: string | null;
             /**
              * @description `transfer` when the transaction is in a confirmed transfer (it then counts as neither income nor expense), else `income` when the stored amount is negative, otherwise `expense`.
              * @enum {string}
@@ -1646,7 +1652,7 @@ export interface components {
          * @enum {string}
          */
         TransactionNature: "income" | "expense" | "inflow" | "outflow";
-        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. */
+        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. `external_id` (with `source`) makes the create idempotent: see `createTransaction`. */
         TransactionCreateRequest: {
             transaction: {
                 /**
@@ -1682,6 +1688,10 @@ export interface components {
                  */
                 merchant_id?: string | null;
                 nature?: components["schemas"]["TransactionNature"];
+                /** @description The client's own id of this transaction (a bank's, an app's offline queue's). An account holds one transaction per `source` and `external_id`: a create repeating them answers 200 with the transaction already there. */
+                external_id?: string;
+                /** @description Where `external_id` comes from (`api` when omitted); only with `external_id` (422 otherwise). */
+                source?: string;
                 /** @description Tags of the family to attach. */
                 tag_ids?: string[];
             } & (unknown | unknown);
@@ -4249,6 +4259,8 @@ export interface operations {
                      *           },
                      *           "name": "Blue Bottle Coffee",
                      *           "notes": null,
+                     *           "external_id": null,
+                     *           "source": null,
                      *           "classification": "expense",
                      *           "transfer": null,
                      *           "account": {
@@ -4292,6 +4304,8 @@ export interface operations {
                      *           },
                      *           "name": "Payroll ACME Corp",
                      *           "notes": "March salary",
+                     *           "external_id": null,
+                     *           "source": null,
                      *           "classification": "income",
                      *           "transfer": null,
                      *           "account": {
@@ -4339,6 +4353,18 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The account already holds a transaction with this `source` and `external_id`: it is returned as stored, and nothing is written. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionResponse"];
+                };
+            };
             /** @description The transaction was created. */
             201: {
                 headers: {
@@ -4366,6 +4392,8 @@ export interface operations {
                      *         },
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": null,
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "expense",
                      *         "transfer": null,
                      *         "account": {
@@ -4478,6 +4506,8 @@ export interface operations {
                      *         },
                      *         "name": "Payroll ACME Corp",
                      *         "notes": "March salary",
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "income",
                      *         "transfer": null,
                      *         "account": {
@@ -4590,6 +4620,8 @@ export interface operations {
                      *         },
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": "Team coffee, to expense",
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "expense",
                      *         "transfer": null,
                      *         "account": {

@@ -13,6 +13,8 @@ export interface TransactionRow {
   currency: string;
   name: string;
   notes: string | null;
+  external_id: string | null;
+  source: string | null;
   created_at: Date | string;
   updated_at: Date | string;
   account_id: string;
@@ -64,6 +66,8 @@ export function transactionView(row: TransactionRow) {
     account_amount: accountAmount(row),
     name: row.name,
     notes: row.notes,
+    external_id: row.external_id,
+    source: row.source,
     classification: row.transfer ? ('transfer' as const) : classify(row.amount),
     transfer: transactionTransferView(row.transfer),
     account: { id: row.account_id, name: row.account_name, account_type: row.account_type },

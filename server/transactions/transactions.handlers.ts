@@ -30,8 +30,9 @@ export const transactionsHandlers: Handlers<TransactionOperations> = {
     return { status: 200, body: { data: transactionView(await findTransaction(em, principal.familyId, params.id)) } };
   },
   async createTransaction({ em, principal, body }) {
-    const id = await createTransaction(em, principal.familyId, body.transaction);
-    return { status: 201, body: { data: transactionView(await findTransaction(em, principal.familyId, id)) } };
+    const { id, created } = await createTransaction(em, principal.familyId, body.transaction);
+    const data = transactionView(await findTransaction(em, principal.familyId, id));
+    return created ? { status: 201, body: { data } } : { status: 200, body: { data } };
   },
   async updateTransaction({ em, principal, params, body }) {
     await updateTransaction(em, principal.familyId, params.id, body.transaction);

@@ -8,6 +8,7 @@ import { negate, toDecimal } from '../core/money/money.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { insertTransactions } from '../transactions/transaction.bulk-insert.ts';
+import { uniqueViolation } from '../core/flush-unique.ts';
 import { balanceBoundAt } from '../balances/balance-bound.ts';
 import {
   LINK_CHECKS,
@@ -79,12 +80,6 @@ async function converted(tx: EntityManager, familyId: string, amount: string, fr
     [familyId, amount, from, to, date],
   );
   return row?.amount ?? null;
-}
-
-/** Whether `error` is PostgreSQL refusing a row that a unique index already holds. */
-function uniqueViolation(error: unknown): { constraint?: string } | undefined {
-  const failure = error as { code?: unknown; constraint?: string } | null;
-  return failure?.code === '23505' ? failure : undefined;
 }
 
 /**

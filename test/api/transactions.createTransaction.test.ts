@@ -101,6 +101,8 @@ describe('createTransaction: success', () => {
       account_amount: { amount: '$12.50', amount_cents: 1250, signed_amount_cents: -1250, currency: 'USD' },
       name: 'Blue Bottle Coffee',
       notes: 'flat white',
+      external_id: null,
+      source: null,
       classification: 'expense',
       transfer: null,
       account: { id: checking.id, name: 'Everyday Checking', account_type: 'depository' },
