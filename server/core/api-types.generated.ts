@@ -923,7 +923,7 @@ export interface paths {
         };
         /**
          * Get a chat
-         * @description Returns one chat of the user with all its messages, oldest first, and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
+         * @description Returns one chat of the user with one page of its messages, oldest first (`page`, `per_page` from 1 to 100, 50 by default; `meta` as in every collection), and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
          */
         get: operations["getChat"];
         put?: never;
@@ -2610,6 +2610,11 @@ export interface components {
             function_result: {
                 [key: string]: unknown;
             };
+            /**
+             * Format: date-time
+             * @description When the call was stored.
+             */
+            created_at: string;
         };
         /** @description One message of a chat. */
         Message: {
@@ -2628,8 +2633,13 @@ export interface components {
             tool_calls: components["schemas"]["ToolCall"][];
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the message last changed (a reply changes while it is written).
+             */
+            updated_at: string;
         };
-        /** @description A chat with all its messages, oldest first, including tool calls. */
+        /** @description A chat with one page of its messages, oldest first, including tool calls (the envelope's `meta` tells the page). */
         ChatDetail: {
             /** Format: uuid */
             id: string;
@@ -2643,16 +2653,17 @@ export interface components {
             last_message_at: string | null;
             /** @description Messages in the chat, user and assistant messages together. */
             message_count: number;
-            /** @description Every message of the chat, oldest first (a chat holds at most 1,000). */
+            /** @description One page of the chat's messages, oldest first (`page` and `per_page`, 50 by default; a chat holds at most 1,000). */
             messages: components["schemas"]["Message"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description Envelope holding one chat with its messages. */
+        /** @description Envelope holding one chat with one page of its messages; `meta` is the pagination of those messages, as in every collection. */
         ChatDetailResponse: {
             data: components["schemas"]["ChatDetail"];
+            meta: components["schemas"]["PaginationMeta"];
         };
         /** @description Flat body for renaming a chat. */
         ChatUpdateRequest: {
@@ -2687,6 +2698,11 @@ export interface components {
              * @constant
              */
             ai_response_status: "pending";
+            /**
+             * Format: date-time
+             * @description When the message last changed (a reply changes while it is written).
+             */
+            updated_at: string;
         };
         /** @description Envelope holding the created message. */
         MessageCreatedResponse: {
@@ -3011,8 +3027,11 @@ export interface components {
          *       once, for `POST /api/v1/auth/sso_link` or
          *       `POST /api/v1/auth/sso_create_account`.
          *
-         *     - The linked user has a second factor: `status=mfa_not_supported` (such a
-         *       user signs in with email, password and one-time code).
+         *     - The linked user has a second factor:
+         *       `status=mfa_not_supported&error=mfa_not_supported&message=MFA users should sign in with email and password`
+         *       (such a user signs in with email, password and one-time code). The
+         *       reference's app reads only `error` and `message` of an outcome that is
+         *       not a sign-in; `status` stays for clients that read it.
          *
          *     - Anything that went wrong: `error=<code>&message=<sentence>`, with the
          *       codes `invalid_provider` (no such provider), `missing_device_info`
@@ -3167,6 +3186,11 @@ export interface components {
          * @example TransactionImport
          */
         ImportTypeFilter: components["schemas"]["ImportType"];
+        /**
+         * @description Messages per page, from 1 to 100, 50 by default (as the reference service pages a chat). A value outside that range is answered with 422 (it is not clamped).
+         * @example 50
+         */
+        ChatMessagesPerPage: number;
         /**
          * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
          * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
@@ -7270,7 +7294,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The chat was created; it is returned with its messages. */
+            /** @description The chat was created; it is returned with the first page of its messages. */
             201: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7297,7 +7321,8 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           },
                      *           {
                      *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
@@ -7308,11 +7333,21 @@ export interface operations {
                      *             "model": "gpt-4.1-mini",
                      *             "status": "pending",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-28T18:30:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7350,7 +7385,18 @@ export interface operations {
     };
     getChat: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Messages per page, from 1 to 100, 50 by default (as the reference service pages a chat). A value outside that range is answered with 422 (it is not clamped).
+                 * @example 50
+                 */
+                per_page?: components["parameters"]["ChatMessagesPerPage"];
+            };
             header?: never;
             path: {
                 /**
@@ -7390,7 +7436,8 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           },
                      *           {
                      *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
@@ -7414,14 +7461,25 @@ export interface operations {
                      *                 "function_result": {
                      *                   "total_count": 9,
                      *                   "total_amount": "$86.40"
-                     *                 }
+                     *                 },
+                     *                 "created_at": "2024-03-28T18:30:05Z"
                      *               }
                      *             ],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-28T18:31:12Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7491,7 +7549,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The renamed chat with its messages. */
+            /** @description The renamed chat with the first page of its messages. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7518,11 +7576,21 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-29T08:02:40Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7604,6 +7672,7 @@ export interface operations {
                      *         "status": "complete",
                      *         "tool_calls": [],
                      *         "created_at": "2024-03-28T18:33:41Z",
+                     *         "updated_at": "2024-03-28T18:33:41Z",
                      *         "ai_response_status": "pending"
                      *       }
                      *     }
