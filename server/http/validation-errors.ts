@@ -38,6 +38,10 @@ function enumMessage(field: string, allowed: unknown[]): string {
 function describe(error: ErrorObject): ResponseErrorDetail | undefined {
   const pointer = clientPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
+  // The words the server uses for a decimal string beyond the same bound (server/core/bound-message.ts).
+  if (isBoundKeyword(error.keyword)) {
+    return { path: pointer, message: boundMessage(fieldName(pointer), error.keyword, params.limit as number) };
+  }
   switch (error.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
@@ -75,15 +79,6 @@ function describe(error: ErrorObject): ResponseErrorDetail | undefined {
     }
     case 'not':
       return { path: pointer, message: `${fieldName(pointer)} cannot be sent here` };
-    case 'minimum':
-    case 'maximum':
-    case 'exclusiveMinimum':
-    case 'exclusiveMaximum':
-      // The words the server uses for a decimal string beyond the same bound (server/core/bound-message.ts).
-      if (isBoundKeyword(error.keyword)) {
-        return { path: pointer, message: boundMessage(fieldName(pointer), error.keyword, params.limit as number) };
-      }
-      return undefined;
     case 'parse':
       return undefined; // malformed JSON is answered earlier, as a 400
     case 'anyOf':
