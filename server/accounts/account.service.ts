@@ -12,7 +12,7 @@ export interface NewAccount {
   account_type: AccountType;
   subtype?: string | null;
   currency?: string;
-  balance?: number;
+  balance?: number | string;
 }
 
 /** Opens an account; the currency defaults to the family's, the opening balance to 0. */

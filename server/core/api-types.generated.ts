@@ -298,6 +298,8 @@ export interface paths {
          *     The stored sign comes from `nature`: `income`/`inflow` store the amount as money in (negative), `expense`/`outflow` as money out (positive), whatever sign was sent; without `nature` the amount is stored as sent (positive = expense). `currency` defaults to the account's currency.
          *
          *     An `account_id` that is not an account of the family is answered with 404; a `category_id`, `merchant_id` or `tag_ids` entry that is not a record of the family is answered with 422. Requires the `read_write` scope.
+         *
+         *     Idempotent create: with `external_id` (and `source`, `api` when omitted) an account holds at most one transaction per pair, a unique index of the database. A create repeating an account's pair answers 200 with the transaction already stored, unchanged, whatever else the body says; of concurrent identical creates one writes (201) and the others answer 200 with the same transaction. `source` without `external_id` is 422.
          */
         post: operations["createTransaction"];
         delete?: never;
@@ -941,7 +943,7 @@ export interface paths {
         };
         /**
          * Get a chat
-         * @description Returns one chat of the user with all its messages, oldest first, and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
+         * @description Returns one chat of the user with one page of its messages, oldest first (`page`, `per_page` from 1 to 100, 50 by default; `meta` as in every collection), and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
          */
         get: operations["getChat"];
         put?: never;
@@ -1404,6 +1406,8 @@ export interface components {
          * @enum {string}
          */
         CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
+        /** @description A decimal number, sent as a JSON number or as a decimal string (`12.5`, `"12.50"`, `"-3.2"`; a string may have blanks around it but no exponent or grouping). Either is read as the decimal written, never through a binary float, and held to the same rules: the field's bounds (for a string the server checks them), at most as many decimal places as the field keeps, the same messages. Text that is not a decimal number is answered with 422 `<field> must be a number`. */
+        DecimalInput: number | string;
         /** @description Body for creating an account. */
         AccountCreateRequest: {
             account: {
@@ -1415,7 +1419,7 @@ export interface components {
                 /** @description Currency of the account; the family currency when omitted. */
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Opening balance in major units; 0 when omitted. */
-                balance?: number;
+                balance?: components["schemas"]["DecimalInput"];
             };
         };
         /** @description Envelope holding one account. */
@@ -1578,8 +1582,11 @@ export interface components {
         };
         /** @description An entry's amount in its account's currency: what it moves the account's balance by. Equal to the entry's own amount when both currencies are the same; otherwise converted at `exchange_rate` and rounded half to even to the account currency's minor unit. */
         AccountAmount: {
+            /** @description Formatted with the stored sign (money out positive, money in negative), as the entry's `amount`. */
             amount: components["schemas"]["FormattedMoney"];
+            /** @description Absolute value in minor units of `currency`. */
             amount_cents: number;
+            /** @description Signed from the household's side (income positive), as the entry's `signed_amount_cents`. */
             signed_amount_cents: number;
             currency: components["schemas"]["Currency"];
         };
@@ -1630,7 +1637,7 @@ export interface components {
             /** @description Display colour as `#RRGGBB`. */
             color: string;
         };
-        /** @description A money movement on an account. Internally an amount above zero is an outflow (expense) and below zero an inflow (income); `amount` and `amount_cents` are absolute values, `signed_amount_cents` carries that sign. */
+        /** @description A money movement on an account. Internally an amount above zero is an outflow (expense) and below zero an inflow (income). `amount` is that stored amount formatted, sign included (an expense `$12.50`, an income `-$3,000.00`); `amount_cents` is its absolute value; `signed_amount_cents` is signed from the household's side (income positive). */
         Transaction: {
             /** Format: uuid */
             id: string;
@@ -1639,7 +1646,7 @@ export interface components {
              * @description Booking date (`YYYY-MM-DD`).
              */
             date: string;
-            /** @description Absolute value of the amount, formatted for display (for example `$12.50`). */
+            /** @description The stored amount formatted for display, with its sign: positive for money out (an expense, `$12.50`), negative for money in (an income, `-$3,000.00`). */
             amount: components["schemas"]["FormattedMoney"];
             /** @description Absolute value of the amount in minor units of `currency`. */
             amount_cents: number;
@@ -1654,6 +1661,10 @@ export interface components {
             name: string;
             /** @description Free-text notes, or null. */
             notes: string | null;
+            /** @description The client's id it was created with, or null. */
+            external_id: string | null;
+            /** @description Where `external_id` comes from (`api` unless the client named another), or null without one. */
+            source: string | null;
             /**
              * @description `transfer` when the transaction is in a confirmed transfer (it then counts as neither income nor expense), else `income` when the stored amount is negative, otherwise `expense`.
              * @enum {string}
@@ -1678,14 +1689,14 @@ export interface components {
             data: components["schemas"]["Transaction"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description How many units of `to` one unit of `from` buys, sent as a JSON number or as a decimal string (for example `1.0876` or `"1.0876"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 12 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        ExchangeRateValue: number | string;
+        /** @description How many units of `to` one unit of `from` buys (a `DecimalInput`: a JSON number or a decimal string such as `"1.0876"`): above 0, at most 1000000000, at most 12 decimal places. */
+        ExchangeRateValue: components["schemas"]["DecimalInput"];
         /**
          * @description Direction of the money, which decides the stored sign: `income` and `inflow` store the amount as negative (money in), `expense` and `outflow` as positive (money out), whatever sign the client sent. Without a nature the amount is stored exactly as sent.
          * @enum {string}
          */
         TransactionNature: "income" | "expense" | "inflow" | "outflow";
-        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. */
+        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. `external_id` (with `source`) makes the create idempotent: see `createTransaction`. */
         TransactionCreateRequest: {
             transaction: {
                 /**
@@ -1699,7 +1710,7 @@ export interface components {
                  */
                 date: string;
                 /** @description Amount in major units; see `nature` for how its sign is interpreted. */
-                amount: number;
+                amount: components["schemas"]["DecimalInput"];
                 /** @description Label of the transaction. Needed unless `description` is sent. */
                 name?: string;
                 /** @description Alternative to `name`, used as the label when `name` is absent. */
@@ -1721,6 +1732,10 @@ export interface components {
                  */
                 merchant_id?: string | null;
                 nature?: components["schemas"]["TransactionNature"];
+                /** @description The client's own id of this transaction (a bank's, an app's offline queue's). An account holds one transaction per `source` and `external_id`: a create repeating them answers 200 with the transaction already there. */
+                external_id?: string;
+                /** @description Where `external_id` comes from (`api` when omitted); only with `external_id` (422 otherwise). */
+                source?: string;
                 /** @description Tags of the family to attach. */
                 tag_ids?: string[];
             } & (unknown | unknown);
@@ -1740,7 +1755,7 @@ export interface components {
                  */
                 date?: string;
                 /** @description New amount in major units; see `nature` for how its sign is interpreted. */
-                amount?: number;
+                amount?: components["schemas"]["DecimalInput"];
                 /** @description New label. */
                 name?: string;
                 /** @description Alternative to `name`. */
@@ -1782,7 +1797,7 @@ export interface components {
              * @description Booking date (`YYYY-MM-DD`).
              */
             date: string;
-            /** @description Absolute value of the amount, formatted for display. */
+            /** @description The transaction's stored amount formatted for display, with its sign: positive on the outflow side, negative on the inflow side. */
             amount: components["schemas"]["FormattedMoney"];
             /** @description Absolute value of the amount in minor units of `currency`. */
             amount_cents: number;
@@ -1835,9 +1850,9 @@ export interface components {
              */
             to_account_id: string;
             /** @description Amount leaving the from account, in its currency, in major units. */
-            amount: number;
+            amount: components["schemas"]["DecimalInput"];
             /** @description Amount reaching the to account, in its currency, when the two accounts have different currencies; otherwise `amount` converted at the date's exchange rate (same currency: `amount`). */
-            to_amount?: number;
+            to_amount?: components["schemas"]["DecimalInput"];
             /**
              * Format: date
              * @description Booking date of both transactions (`YYYY-MM-DD`).
@@ -1879,7 +1894,7 @@ export interface components {
                  */
                 account_id: string;
                 /** @description Balance of the account on `date`, in major units. */
-                amount: number;
+                amount: components["schemas"]["DecimalInput"];
                 /**
                  * Format: date
                  * @description Date on which the balance applies (`YYYY-MM-DD`).
@@ -1921,7 +1936,7 @@ export interface components {
         ValuationUpdateRequest: {
             valuation: {
                 /** @description New balance in major units; requires `date` in the same request. */
-                amount?: number;
+                amount?: components["schemas"]["DecimalInput"];
                 /**
                  * Format: date
                  * @description New date (`YYYY-MM-DD`); requires `amount` in the same request.
@@ -1986,10 +2001,10 @@ export interface components {
             data: components["schemas"]["Trade"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description A positive quantity of units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        TradeQuantity: number | string;
-        /** @description A positive price per unit in major units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        TradePrice: number | string;
+        /** @description A positive quantity of units (a `DecimalInput`: a JSON number or a decimal string such as `"10.25"`): at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. */
+        TradeQuantity: components["schemas"]["DecimalInput"];
+        /** @description A positive price per unit in major units (a `DecimalInput`: a JSON number or a decimal string such as `"10.25"`): at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. */
+        TradePrice: components["schemas"]["DecimalInput"];
         /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); one of the two is required (the `anyOf` below), and an unknown `security_id` or a blank `ticker` is answered with 422 by the server. */
         TradeCreateRequest: {
             trade: {
@@ -2022,7 +2037,7 @@ export interface components {
                 /** @description Currency of the price; the account currency when omitted. */
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Commission or fee in major units (at most 4 decimal places), added to the trade total; 0 when omitted. */
-                fee?: number;
+                fee?: components["schemas"]["DecimalInput"];
                 /** @description Free-text notes. */
                 notes?: string;
             } & (unknown & (unknown | unknown));
@@ -2307,8 +2322,8 @@ export interface components {
             data: components["schemas"]["SecurityPrice"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description Price of one unit in major units of `currency`, sent as a JSON number or as a decimal string (for example `251.1` or `"251.10"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 4 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        SecurityPriceValue: number | string;
+        /** @description Price of one unit in major units of `currency` (a `DecimalInput`: a JSON number or a decimal string such as `"251.10"`): above 0, at most 1000000000, at most 4 decimal places. */
+        SecurityPriceValue: components["schemas"]["DecimalInput"];
         /** @description Body for storing market prices of securities for the family: 1 to 1,000 prices, each replacing the family's own price of the same security and date. Each names its security by `security_id` or by `ticker` (one is required; when both are sent, `security_id` counts, as in a trade). When the body names one security and date more than once, the last one counts. */
         SecurityPricesUpsertRequest: {
             security_prices: ({
@@ -2639,6 +2654,11 @@ export interface components {
             function_result: {
                 [key: string]: unknown;
             };
+            /**
+             * Format: date-time
+             * @description When the call was stored.
+             */
+            created_at: string;
         };
         /** @description One message of a chat. */
         Message: {
@@ -2657,8 +2677,13 @@ export interface components {
             tool_calls: components["schemas"]["ToolCall"][];
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the message last changed (a reply changes while it is written).
+             */
+            updated_at: string;
         };
-        /** @description A chat with all its messages, oldest first, including tool calls. */
+        /** @description A chat with one page of its messages, oldest first, including tool calls (the envelope's `meta` tells the page). */
         ChatDetail: {
             /** Format: uuid */
             id: string;
@@ -2672,16 +2697,17 @@ export interface components {
             last_message_at: string | null;
             /** @description Messages in the chat, user and assistant messages together. */
             message_count: number;
-            /** @description Every message of the chat, oldest first (a chat holds at most 1,000). */
+            /** @description One page of the chat's messages, oldest first (`page` and `per_page`, 50 by default; a chat holds at most 1,000). */
             messages: components["schemas"]["Message"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description Envelope holding one chat with its messages. */
+        /** @description Envelope holding one chat with one page of its messages; `meta` is the pagination of those messages, as in every collection. */
         ChatDetailResponse: {
             data: components["schemas"]["ChatDetail"];
+            meta: components["schemas"]["PaginationMeta"];
         };
         /** @description Flat body for renaming a chat. */
         ChatUpdateRequest: {
@@ -2716,6 +2742,11 @@ export interface components {
              * @constant
              */
             ai_response_status: "pending";
+            /**
+             * Format: date-time
+             * @description When the message last changed (a reply changes while it is written).
+             */
+            updated_at: string;
         };
         /** @description Envelope holding the created message. */
         MessageCreatedResponse: {
@@ -3040,8 +3071,11 @@ export interface components {
          *       once, for `POST /api/v1/auth/sso_link` or
          *       `POST /api/v1/auth/sso_create_account`.
          *
-         *     - The linked user has a second factor: `status=mfa_not_supported` (such a
-         *       user signs in with email, password and one-time code).
+         *     - The linked user has a second factor:
+         *       `status=mfa_not_supported&error=mfa_not_supported&message=MFA users should sign in with email and password`
+         *       (such a user signs in with email, password and one-time code). The
+         *       reference's app reads only `error` and `message` of an outcome that is
+         *       not a sign-in; `status` stays for clients that read it.
          *
          *     - Anything that went wrong: `error=<code>&message=<sentence>`, with the
          *       codes `invalid_provider` (no such provider), `missing_device_info`
@@ -3109,15 +3143,15 @@ export interface components {
          */
         EndDate: string;
         /**
-         * @description Only transactions whose absolute amount is at least this value (major units).
+         * @description Only transactions whose absolute amount is at least this value (major units; a JSON-style number, `12.50`, read exactly).
          * @example 10
          */
-        MinAmount: number;
+        MinAmount: components["schemas"]["DecimalInput"];
         /**
-         * @description Only transactions whose absolute amount is at most this value (major units).
+         * @description Only transactions whose absolute amount is at most this value (major units; a JSON-style number, `12.50`, read exactly).
          * @example 500
          */
-        MaxAmount: number;
+        MaxAmount: components["schemas"]["DecimalInput"];
         /**
          * @description Only income (stored amount below zero), only expenses (the rest), or only transfers. A transaction in a confirmed transfer is neither income nor expense: `income` and `expense` leave it out, `transfer` lists only such transactions.
          * @example expense
@@ -3196,6 +3230,11 @@ export interface components {
          * @example TransactionImport
          */
         ImportTypeFilter: components["schemas"]["ImportType"];
+        /**
+         * @description Messages per page, from 1 to 100, 50 by default (as the reference service pages a chat). A value outside that range is answered with 422 (it is not clamped).
+         * @example 50
+         */
+        ChatMessagesPerPage: number;
         /**
          * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
          * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
@@ -4244,12 +4283,12 @@ export interface operations {
                  */
                 end_date?: components["parameters"]["EndDate"];
                 /**
-                 * @description Only transactions whose absolute amount is at least this value (major units).
+                 * @description Only transactions whose absolute amount is at least this value (major units; a JSON-style number, `12.50`, read exactly).
                  * @example 10
                  */
                 min_amount?: components["parameters"]["MinAmount"];
                 /**
-                 * @description Only transactions whose absolute amount is at most this value (major units).
+                 * @description Only transactions whose absolute amount is at most this value (major units; a JSON-style number, `12.50`, read exactly).
                  * @example 500
                  */
                 max_amount?: components["parameters"]["MaxAmount"];
@@ -4326,6 +4365,8 @@ export interface operations {
                      *           },
                      *           "name": "Blue Bottle Coffee",
                      *           "notes": null,
+                     *           "external_id": null,
+                     *           "source": null,
                      *           "classification": "expense",
                      *           "transfer": null,
                      *           "account": {
@@ -4356,19 +4397,21 @@ export interface operations {
                      *         {
                      *           "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
                      *           "date": "2024-03-25",
-                     *           "amount": "$3,200.00",
+                     *           "amount": "-$3,200.00",
                      *           "amount_cents": 320000,
                      *           "signed_amount_cents": 320000,
                      *           "currency": "USD",
                      *           "exchange_rate": null,
                      *           "account_amount": {
-                     *             "amount": "$3,200.00",
+                     *             "amount": "-$3,200.00",
                      *             "amount_cents": 320000,
                      *             "signed_amount_cents": 320000,
                      *             "currency": "USD"
                      *           },
                      *           "name": "Payroll ACME Corp",
                      *           "notes": "March salary",
+                     *           "external_id": null,
+                     *           "source": null,
                      *           "classification": "income",
                      *           "transfer": null,
                      *           "account": {
@@ -4416,6 +4459,18 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The account already holds a transaction with this `source` and `external_id`: it is returned as stored, and nothing is written. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionResponse"];
+                };
+            };
             /** @description The transaction was created. */
             201: {
                 headers: {
@@ -4443,6 +4498,8 @@ export interface operations {
                      *         },
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": null,
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "expense",
                      *         "transfer": null,
                      *         "account": {
@@ -4542,19 +4599,21 @@ export interface operations {
                      *       "data": {
                      *         "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
                      *         "date": "2024-03-25",
-                     *         "amount": "$3,200.00",
+                     *         "amount": "-$3,200.00",
                      *         "amount_cents": 320000,
                      *         "signed_amount_cents": 320000,
                      *         "currency": "USD",
                      *         "exchange_rate": null,
                      *         "account_amount": {
-                     *           "amount": "$3,200.00",
+                     *           "amount": "-$3,200.00",
                      *           "amount_cents": 320000,
                      *           "signed_amount_cents": 320000,
                      *           "currency": "USD"
                      *         },
                      *         "name": "Payroll ACME Corp",
                      *         "notes": "March salary",
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "income",
                      *         "transfer": null,
                      *         "account": {
@@ -4667,6 +4726,8 @@ export interface operations {
                      *         },
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": "Team coffee, to expense",
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "expense",
                      *         "transfer": null,
                      *         "account": {
@@ -4778,7 +4839,7 @@ export interface operations {
                      *           "inflow_transaction": {
                      *             "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *             "date": "2024-03-28",
-                     *             "amount": "$640.00",
+                     *             "amount": "-$640.00",
                      *             "amount_cents": 64000,
                      *             "currency": "USD",
                      *             "account": {
@@ -4859,7 +4920,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-28",
-                     *           "amount": "$640.00",
+                     *           "amount": "-$640.00",
                      *           "amount_cents": 64000,
                      *           "currency": "USD",
                      *           "account": {
@@ -4964,7 +5025,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-29",
-                     *           "amount": "$500.00",
+                     *           "amount": "-$500.00",
                      *           "amount_cents": 50000,
                      *           "currency": "USD",
                      *           "account": {
@@ -5079,7 +5140,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-29",
-                     *           "amount": "$500.00",
+                     *           "amount": "-$500.00",
                      *           "amount_cents": 50000,
                      *           "currency": "USD",
                      *           "account": {
@@ -7315,7 +7376,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The chat was created; it is returned with its messages. */
+            /** @description The chat was created; it is returned with the first page of its messages. */
             201: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7342,7 +7403,8 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           },
                      *           {
                      *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
@@ -7353,11 +7415,21 @@ export interface operations {
                      *             "model": "gpt-4.1-mini",
                      *             "status": "pending",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-28T18:30:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7395,7 +7467,18 @@ export interface operations {
     };
     getChat: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Messages per page, from 1 to 100, 50 by default (as the reference service pages a chat). A value outside that range is answered with 422 (it is not clamped).
+                 * @example 50
+                 */
+                per_page?: components["parameters"]["ChatMessagesPerPage"];
+            };
             header?: never;
             path: {
                 /**
@@ -7435,7 +7518,8 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           },
                      *           {
                      *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
@@ -7459,14 +7543,25 @@ export interface operations {
                      *                 "function_result": {
                      *                   "total_count": 9,
                      *                   "total_amount": "$86.40"
-                     *                 }
+                     *                 },
+                     *                 "created_at": "2024-03-28T18:30:05Z"
                      *               }
                      *             ],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-28T18:31:12Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7536,7 +7631,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The renamed chat with its messages. */
+            /** @description The renamed chat with the first page of its messages. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7563,11 +7658,21 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-29T08:02:40Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7649,6 +7754,7 @@ export interface operations {
                      *         "status": "complete",
                      *         "tool_calls": [],
                      *         "created_at": "2024-03-28T18:33:41Z",
+                     *         "updated_at": "2024-03-28T18:33:41Z",
                      *         "ai_response_status": "pending"
                      *       }
                      *     }

@@ -90,6 +90,14 @@ function redirectErrors(presenter: (error: unknown, log: Logger) => string) {
   };
 }
 
+/** The schemas an operation's request is validated with, where the contract words its messages. */
+function requestSchemas(api: OpenAPIBackend, operationId: string): Record<string, unknown>[] {
+  const validators = api.validator.getRequestValidatorsForOperation(operationId) as { schema?: unknown }[];
+  return validators.flatMap((validate) =>
+    validate.schema && typeof validate.schema === 'object' ? [validate.schema as Record<string, unknown>] : [],
+  );
+}
+
 /**
  * One Koa route per operation of the contract. openapi-backend validates each request against
  * its already-known operation (its own router re-scans every operation per request: docs/stack-traps.md#openapi-backend).
@@ -176,7 +184,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         const errors = result.errors ?? [];
         if (errors.some(isPathProblem)) throw NotFound.entity(resourceName(operationId, pathParam));
         const problems = [
-          ...validationDetails(errors),
+          ...validationDetails(errors, errors.length ? requestSchemas(api, operationId) : []),
           ...nulCharacterProblems(query, '/query'),
           ...nulCharacterProblems(ctx.request.body, '/body'),
         ];

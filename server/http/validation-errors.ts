@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { boundMessage, isBoundKeyword } from '../core/bound-message.ts';
 import type { ResponseErrorDetail } from './errors.ts';
 
 /** openapi-backend validates `{path, query, header, requestBody}`; the client knows them as these. */
@@ -37,6 +38,10 @@ function enumMessage(field: string, allowed: unknown[]): string {
 function describe(error: ErrorObject): ResponseErrorDetail | undefined {
   const pointer = clientPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
+  // The words the server uses for a decimal string beyond the same bound (server/core/bound-message.ts).
+  if (isBoundKeyword(error.keyword)) {
+    return { path: pointer, message: boundMessage(fieldName(pointer), error.keyword, params.limit as number) };
+  }
   switch (error.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
@@ -113,26 +118,58 @@ function mergeRequiredAlternatives(errors: ErrorObject[]): ErrorObject[] {
   return merged;
 }
 
+type Schema = Record<string, unknown>;
+type Messages = Record<string, string>;
+
+/**
+ * The schemas that apply the failing keyword's schema in place, outermost first: the chain of
+ * `allOf` items leading to it from `root` (the validator's schema). A field that applies a shared
+ * component (`allOf: [{$ref: DecimalInput}]`) may word the component's messages itself.
+ */
+function inPlaceSchemas(error: ErrorObject, roots: readonly Schema[]): Schema[] {
+  const segments = error.schemaPath.replace(/^#\/?/, '').split('/').slice(0, -1);
+  for (const root of roots) {
+    const chain: Schema[] = [root];
+    for (const segment of segments) {
+      const next = (chain.at(-1) as Record<string, unknown> | undefined)?.[
+        segment.replace(/~1/g, '/').replace(/~0/g, '~')
+      ];
+      if (!next || typeof next !== 'object') break;
+      chain.push(next as Schema);
+    }
+    if (chain.length !== segments.length + 1 || chain.at(-1) !== error.parentSchema) continue;
+    // Walk back from the keyword's schema while it was reached as `allOf/<n>` of its parent.
+    let first = chain.length - 1;
+    for (let at = segments.length; at >= 2 && segments[at - 2] === 'allOf'; at -= 2) first -= 2;
+    return chain.slice(first).filter((_, index) => index % 2 === 0);
+  }
+  return error.parentSchema ? [error.parentSchema as Schema] : [];
+}
+
 /**
  * The contract may word a rule's message itself: `x-error-messages: {<keyword>: <message>}` on
  * the schema that holds the keyword (the seed's "Both amount and date are required when
- * updating reconciliation"). Needs Ajv's `verbose` option, which gives each error its schema.
+ * updating reconciliation"), or on a schema applying it in place through `allOf`, whose words
+ * win (a trade's `qty` words the messages of the shared `DecimalInput`). `{field}` stands for the
+ * field's name. Needs Ajv's `verbose` option, which gives each error its schema.
  */
-function contractMessage(error: ErrorObject): string | undefined {
-  const messages = (error.parentSchema as { 'x-error-messages'?: Record<string, string> } | undefined)?.[
-    'x-error-messages'
-  ];
-  return messages?.[error.keyword === REQUIRED_ANY_OF ? 'anyOf' : error.keyword];
+function contractMessage(error: ErrorObject, pointer: string, roots: readonly Schema[]): string | undefined {
+  const keyword = error.keyword === REQUIRED_ANY_OF ? 'anyOf' : error.keyword;
+  for (const schema of inPlaceSchemas(error, roots)) {
+    const message = (schema['x-error-messages'] as Messages | undefined)?.[keyword];
+    if (message) return message.replaceAll('{field}', fieldName(pointer));
+  }
+  return undefined;
 }
 
 /** Turns Ajv results into one entry per problem, each with a JSON pointer into the request. */
-export function validationDetails(errors: ErrorObject[]): ResponseErrorDetail[] {
+export function validationDetails(errors: ErrorObject[], roots: readonly Schema[] = []): ResponseErrorDetail[] {
   const seen = new Set<string>();
   const details: ResponseErrorDetail[] = [];
   for (const error of mergeRequiredAlternatives(errors)) {
     const described = describe(error);
     if (!described) continue;
-    const custom = contractMessage(error);
+    const custom = contractMessage(error, described.path ?? '/body', roots);
     const detail = custom ? { ...described, message: custom } : described;
     const key = `${detail.path}\u0000${detail.message}`;
     if (seen.has(key)) continue;

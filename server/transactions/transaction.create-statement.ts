@@ -33,7 +33,7 @@ export function transactionCreateStatement(
       select detail_id as id, name, date from given
     ), ${picks.text}, input as (
       select g.entry_id, g.detail_id, g.family_id, g.account_id, g.amount, g.final_currency as currency, g.date, g.name,
-        g.notes, g.created_at, g.import_id, g.exchange_rate,
+        g.notes, g.created_at, g.import_id, g.exchange_rate, g.external_id, g.source,
         case when ?::boolean then coalesce(g.category_id, p.category_id) else g.category_id end as category_id,
         case when ?::boolean then coalesce(g.merchant_id, p.merchant_id) else g.merchant_id end as merchant_id,
         case when ?::boolean and cardinality(g.tag_ids) = 0 then coalesce(p.tag_ids, g.tag_ids) else g.tag_ids end

@@ -12,13 +12,13 @@ import { balanceBoundAt } from '../balances/balance-bound.ts';
 
 export interface NewValuation {
   account_id: string;
-  amount: number;
+  amount: number | string;
   date: string;
   notes?: string;
 }
 
 export interface ValuationChange {
-  amount?: number;
+  amount?: number | string;
   date?: string;
   notes?: string;
 }
@@ -39,11 +39,11 @@ export async function createValuation(
   moneyInput(input.amount, '/valuation/amount');
   return writeUnit(em, async (tx) => {
     const account = await lockAccount<{ id: string; currency: string }>(tx, familyId, input.account_id, 'id, currency');
-    minorUnitInput(input.amount, account.currency, '/valuation/amount');
+    const amount = toDecimal(minorUnitInput(input.amount, account.currency, '/valuation/amount'));
     const existing = await tx.findOne(Entry, { account: account.id, entryableType: 'Valuation', date: input.date });
     let result: { id: string; created: boolean };
     if (existing) {
-      existing.amount = toDecimal(input.amount);
+      existing.amount = amount;
       if (input.notes !== undefined) existing.notes = input.notes;
       existing.updatedAt = new Date();
       result = { id: existing.id, created: false };
@@ -54,7 +54,7 @@ export async function createValuation(
         account: account.id,
         entryableType: 'Valuation',
         entryableId: detail.id,
-        amount: toDecimal(input.amount),
+        amount,
         currency: account.currency,
         date: input.date,
         name: VALUATION_NAME,

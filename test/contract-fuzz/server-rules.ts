@@ -14,9 +14,9 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
   },
   { rule: 'one valuation per account and date', message: /^The account already has a valuation on \d{4}-\d\d-\d\d$/ },
   {
-    rule: 'numbers read exactly',
+    rule: 'numbers read exactly; a decimal string held to the bounds of a number',
     message:
-      /^((qty|price|fee|amount|to_amount|balance|rate|exchange_rate) must have at most \d+ decimal places|(qty|price|rate|exchange_rate) must be at most \d+|qty and price must be (valid numbers|present and positive)|(price|rate|exchange_rate) must be (a number|greater than 0|above zero))$/,
+      /^(\w+ must have at most \d+ decimal places|\w+ must be (at most|at least|greater than) -?\d+|qty and price must be (valid numbers|present and positive))$/,
   },
   { rule: 'a rate between two different currencies', message: /^from and to must be different currencies$/ },
   {
