@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { suggest } from '../../language-server/src/service/checks/suggestions.ts';
 import type { ResponseErrorDetail } from './errors.ts';
 
 /** openapi-backend validates `{path, query, header, requestBody}`; the client knows them as these. */
@@ -34,7 +35,26 @@ function enumMessage(field: string, allowed: unknown[]): string {
   return `${field} must be one of the ${allowed.length} values listed in the contract (${examples}, ...)`;
 }
 
-function describe(error: ErrorObject): ResponseErrorDetail | undefined {
+/** The names an object may hold where an unknown one was found: its schema's `properties` (Ajv's `verbose`). */
+function knownNames(error: ErrorObject): string[] {
+  return Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+}
+
+/**
+ * The one rule for a name the contract does not define, in a query or at any depth of a body:
+ * named at its pointer, with the defined name it is closest to, if one is close (the language
+ * service's "did you mean" measure). `known` holds every name allowed there (all `oneOf` branches).
+ */
+function unknownName(pointer: string, name: string, known: readonly string[]): ResponseErrorDetail {
+  const meant = suggest(name, known);
+  const what = pointer.startsWith('/query') ? 'query parameter' : 'field';
+  return {
+    path: `${pointer}/${name}`,
+    message: `${name} is not a known ${what}${meant ? `; did you mean ${meant}?` : ''}`,
+  };
+}
+
+function describe(error: ErrorObject, known: Map<string, string[]>): ResponseErrorDetail | undefined {
   const pointer = clientPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -55,10 +75,7 @@ function describe(error: ErrorObject): ResponseErrorDetail | undefined {
       };
     }
     case 'additionalProperties':
-      return {
-        path: `${pointer}/${String(params.additionalProperty)}`,
-        message: `${String(params.additionalProperty)} is not a known ${pointer.startsWith('/query') ? 'query parameter' : 'field'}`,
-      };
+      return unknownName(pointer, String(params.additionalProperty), known.get(pointer) ?? []);
     case 'enum':
       return { path: pointer, message: enumMessage(fieldName(pointer), params.allowedValues as unknown[]) };
     case 'const':
@@ -129,8 +146,15 @@ function contractMessage(error: ErrorObject): string | undefined {
 export function validationDetails(errors: ErrorObject[]): ResponseErrorDetail[] {
   const seen = new Set<string>();
   const details: ResponseErrorDetail[] = [];
+  // An object under `oneOf` is checked against each branch: the names of all of them are known there.
+  const known = new Map<string, string[]>();
+  for (const error of errors) {
+    if (error.keyword !== 'additionalProperties') continue;
+    const pointer = clientPointer(error.instancePath);
+    known.set(pointer, [...(known.get(pointer) ?? []), ...knownNames(error)]);
+  }
   for (const error of mergeRequiredAlternatives(errors)) {
-    const described = describe(error);
+    const described = describe(error, known);
     if (!described) continue;
     const custom = contractMessage(error);
     const detail = custom ? { ...described, message: custom } : described;
