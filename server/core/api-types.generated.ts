@@ -1260,7 +1260,7 @@ export interface components {
             /** @description Seconds until the window resets. */
             reset_in_seconds: number;
         };
-        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `unsupported_media_type` (415), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500), `server_busy` or `service_unavailable` (503). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
+        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `idempotency_key_in_use` (409), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `unsupported_media_type` (415), `validation_failed`, `content_too_large` or `idempotency_key_reused` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500), `server_busy` or `service_unavailable` (503). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
         Error: {
             /** @description Machine-readable error code (see the list above). */
             error: string;
@@ -2807,7 +2807,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. */
+        /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. On an operation that takes `Idempotency-Key`, also the key sent again with another method, path or body (`idempotency_key_reused`, pointing at `/header/idempotency-key`) or a key longer than 255 characters (`validation_failed`). */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -2878,6 +2878,27 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "This action requires the 'read_write' scope"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A request with the same `Idempotency-Key` is still running. Nothing was done; send the request again once the first has answered, and it gets that answer. */
+        IdempotencyKeyInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "idempotency_key_in_use",
+                 *       "message": "A request with this Idempotency-Key is still running; send it again once that one has answered",
+                 *       "errors": [
+                 *         {
+                 *           "message": "A request with this Idempotency-Key is still running; send it again once that one has answered",
+                 *           "path": "/header/idempotency-key"
                  *         }
                  *       ]
                  *     }
@@ -3051,6 +3072,11 @@ export interface components {
          */
         PerPage: number;
         /**
+         * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+         * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+         */
+        IdempotencyKey: string;
+        /**
          * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
          * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
          */
@@ -3209,6 +3235,11 @@ export interface components {
          */
         "WWW-Authenticate": string;
         /**
+         * @description `true` on an answer replayed for an `Idempotency-Key` seen before: the status and body are those of the first answer, which is when the change was made. Absent on a first answer.
+         * @example true
+         */
+        "Idempotency-Replayed": "true";
+        /**
          * @description Where the browser goes next.
          * @example financeapp://oauth/callback?status=account_not_linked&linking_code=q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE&email=ana%40example.com&allow_account_creation=false
          */
@@ -3314,7 +3345,13 @@ export interface operations {
     createAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3338,6 +3375,7 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3374,6 +3412,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -3515,7 +3554,13 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3538,6 +3583,7 @@ export interface operations {
             /** @description The category was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3566,6 +3612,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -3681,7 +3728,13 @@ export interface operations {
     createMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3701,6 +3754,7 @@ export interface operations {
             /** @description The merchant was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3723,6 +3777,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -3843,7 +3898,13 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3864,6 +3925,7 @@ export interface operations {
             /** @description The tag was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3887,6 +3949,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -3941,7 +4004,13 @@ export interface operations {
     deleteTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -3956,6 +4025,7 @@ export interface operations {
             /** @description The tag was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3976,6 +4046,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3983,7 +4055,13 @@ export interface operations {
     updateTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4009,6 +4087,7 @@ export interface operations {
             /** @description The updated tag. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4033,6 +4112,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -4350,7 +4430,13 @@ export interface operations {
     createTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4363,6 +4449,7 @@ export interface operations {
             /** @description The transaction was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4443,6 +4530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract; in particular a missing `account_id`, `date` or `amount`, or a missing label (neither `name` nor `description`), each reported with its own entry. */
@@ -4527,7 +4615,13 @@ export interface operations {
     deleteTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4542,6 +4636,7 @@ export interface operations {
             /** @description The transaction was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4562,6 +4657,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4569,7 +4666,13 @@ export interface operations {
     updateTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4588,6 +4691,7 @@ export interface operations {
             /** @description The updated transaction. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4642,6 +4746,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -4761,7 +4866,13 @@ export interface operations {
     createTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4774,6 +4885,7 @@ export interface operations {
             /** @description The transfer was recorded. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4847,6 +4959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract or a transfer rule: the same account on both sides, an amount with more decimal places than its currency has, a missing exchange rate, a link that fails the direction, date or amount rule, or a transaction already in a transfer. */
@@ -4938,7 +5051,13 @@ export interface operations {
     deleteTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4953,6 +5072,7 @@ export interface operations {
             /** @description The transfer was unlinked. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4973,6 +5093,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4980,7 +5102,13 @@ export interface operations {
     confirmTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4995,6 +5123,7 @@ export interface operations {
             /** @description The confirmed transfer. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5047,6 +5176,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description A transaction of the suggestion is already in another transfer. */
             422: {
                 headers: {
@@ -5075,7 +5205,13 @@ export interface operations {
     rejectTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5090,6 +5226,7 @@ export interface operations {
             /** @description The suggestion was rejected. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5110,6 +5247,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The transfer is confirmed, not a suggestion. */
             422: {
                 headers: {
@@ -5138,7 +5276,13 @@ export interface operations {
     createValuation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5161,6 +5305,7 @@ export interface operations {
             /** @description A valuation already existed for this account and date; it was updated. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5193,6 +5338,7 @@ export interface operations {
             /** @description The valuation was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5246,6 +5392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -5309,7 +5456,13 @@ export interface operations {
     updateValuation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5328,6 +5481,7 @@ export interface operations {
             /** @description The updated valuation. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5361,6 +5515,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or only one of `amount` and `date` was sent. */
@@ -5481,7 +5636,13 @@ export interface operations {
     createTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5494,6 +5655,7 @@ export interface operations {
             /** @description The trade was recorded. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5558,6 +5720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, the account does not support trades, no security was identified, or `qty`/`price` are invalid. */
@@ -5640,7 +5803,13 @@ export interface operations {
     deleteTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5655,6 +5824,7 @@ export interface operations {
             /** @description The trade was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5675,6 +5845,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description Deleting the trade would leave later sales selling units that are not held. */
             422: {
                 headers: {
@@ -5703,7 +5874,13 @@ export interface operations {
     updateTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5722,6 +5899,7 @@ export interface operations {
             /** @description The updated trade. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5766,6 +5944,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or `qty`/`price` are invalid. */
@@ -6309,7 +6488,13 @@ export interface operations {
     createExchangeRates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6340,6 +6525,7 @@ export interface operations {
             /** @description The rates were stored. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6360,6 +6546,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -6453,7 +6640,13 @@ export interface operations {
     createSecurityPrices: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6478,6 +6671,7 @@ export interface operations {
             /** @description The prices were stored. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6498,6 +6692,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -6593,7 +6788,13 @@ export interface operations {
     createImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6624,6 +6825,7 @@ export interface operations {
             /** @description The import was created; its CSV is read in the background (`staging`). */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6672,6 +6874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract (for example an unknown `type` or `number_format`), or the CSV content is larger than 10 MiB. */
@@ -6763,7 +6966,13 @@ export interface operations {
     deleteImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -6778,6 +6987,7 @@ export interface operations {
             /** @description The import and its rows were deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6798,6 +7008,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import has written records, or is being read or written. */
             422: {
                 headers: {
@@ -6825,7 +7036,13 @@ export interface operations {
     updateImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -6851,6 +7068,7 @@ export interface operations {
             /** @description The import with its new configuration, queued to be read again (`staging`). */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6904,6 +7122,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -7003,7 +7222,13 @@ export interface operations {
     publishImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7018,6 +7243,7 @@ export interface operations {
             /** @description The import is queued (`importing`). */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7070,6 +7296,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import is not in a state (or shape) that allows this. */
             422: {
                 headers: {
@@ -7097,7 +7324,13 @@ export interface operations {
     revertImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7112,6 +7345,7 @@ export interface operations {
             /** @description The revert is queued (`reverting`). */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7164,6 +7398,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import is not in a state (or shape) that allows this. */
             422: {
                 headers: {
@@ -7254,7 +7489,13 @@ export interface operations {
     createChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7273,6 +7514,7 @@ export interface operations {
             /** @description The chat was created; it is returned with its messages. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7322,6 +7564,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `title` or neither `title` nor `message`. */
@@ -7439,7 +7682,13 @@ export interface operations {
     deleteChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7454,6 +7703,7 @@ export interface operations {
             /** @description The chat was deleted; there is no body. */
             204: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7464,6 +7714,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -7471,7 +7723,13 @@ export interface operations {
     updateChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7495,6 +7753,7 @@ export interface operations {
             /** @description The renamed chat with its messages. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7534,6 +7793,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `title`. */
@@ -7564,7 +7824,13 @@ export interface operations {
     createChatMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
@@ -7588,6 +7854,7 @@ export interface operations {
             /** @description The user message was stored and a reply was queued. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7617,6 +7884,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `content`. */
@@ -7647,7 +7915,13 @@ export interface operations {
     retryChatMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
@@ -7662,6 +7936,7 @@ export interface operations {
             /** @description A new reply was queued. */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7681,6 +7956,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The chat has no assistant message, or its latest reply is still being written. */
             422: {
                 headers: {

@@ -4,7 +4,7 @@ import { loadOpenApiDocument } from '../../server/http/openapi-document.ts';
 import { checkResponse } from '../support/contract-client.ts';
 import { databaseSnapshot } from '../support/database-snapshot.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
-import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
+import { AI_STAND_IN, startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
 import { createFixtures, createTransaction } from '../support/transactions-fixtures.ts';
 
 /**
@@ -20,17 +20,6 @@ const writeOperations = Object.entries(document.paths ?? {}).flatMap(([path, ite
       : [];
   }),
 );
-
-const AI_STAND_IN = {
-  baseUrl: 'http://127.0.0.1:9/v1',
-  apiKey: undefined,
-  model: 'stand-in',
-  timeoutSeconds: 1,
-  maxRetries: 0,
-  contextTokens: 12_000,
-  retryAfterMaxSeconds: 30,
-  replyTimeoutSeconds: 300,
-};
 
 let server: TestServer;
 let household: TestHousehold;

@@ -127,7 +127,7 @@ describe('the contract', () => {
     const open: string[] = [];
     /** Objects a body may hold; a branch of allOf/anyOf that only lists `required` is a rule, not an object. */
     const walk = (node: Record<string, any>, at: string, seen: Set<object>) => {
-      const schema = resolveRef(node);
+      const schema = resolveRef(node) as Record<string, any>;
       if (seen.has(schema)) return;
       seen.add(schema);
       if (schema.properties && schema.additionalProperties !== false) open.push(at);
@@ -152,6 +152,40 @@ describe('the contract', () => {
     }
     expect(withBody.length).toBeGreaterThan(20);
     expect(open, 'request body objects without additionalProperties: false').toEqual([]);
+  });
+
+  it('takes Idempotency-Key on every write that takes a credential, and on no sign-in', () => {
+    const writes: string[] = [];
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      for (const [method, operation] of Object.entries(item ?? {})) {
+        if (!['post', 'patch', 'delete'].includes(method)) continue;
+        const op = operation as {
+          security?: unknown[];
+          parameters?: Record<string, any>[];
+          responses: Record<string, Record<string, any>>;
+        };
+        const named = `${method} ${path}`;
+        const takesKey = (op.parameters ?? []).some(
+          (parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey',
+        );
+        if (op.security?.length === 0) {
+          expect(takesKey, `${named} answers with credentials: no Idempotency-Key`).toBe(false);
+          continue;
+        }
+        writes.push(named);
+        expect(takesKey, `${named} takes Idempotency-Key`).toBe(true);
+        expect(Object.keys(op.responses), `${named} documents 409 and 422`).toEqual(
+          expect.arrayContaining(['409', '422']),
+        );
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!status.startsWith('2')) continue;
+          expect(Object.keys(resolveRef(response).headers ?? {}), `${named} ${status}`).toContain(
+            'Idempotency-Replayed',
+          );
+        }
+      }
+    }
+    expect(writes.length).toBeGreaterThan(25);
   });
 
   it('makes the response check fail on a body off the contract', () => {
