@@ -227,6 +227,14 @@ describe.each(signInOperations)('$id ($method $path) with bad input', (operation
     expect(await databaseSnapshot(server)).toEqual(before);
   });
 
+  it('answers a body sent as text/plain with 415 and writes nothing', async () => {
+    const before = await databaseSnapshot(server);
+    const response = await sendBytes(operation, 'text/plain', '{"email": "a@example.com", "password": "p"}');
+    expect(response.status).toBe(415);
+    expect(response.body.errors).toEqual([expect.objectContaining({ path: '/header/content-type' })]);
+    expect(await databaseSnapshot(server)).toEqual(before);
+  });
+
   it('answers a body over the JSON limit with 413 and writes nothing', async () => {
     const before = await databaseSnapshot(server);
     const response = await server.api.request(operation.method, operation.path, {
