@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { suggest } from '../../language-server/src/service/checks/suggestions.ts';
+import { MAX_ERROR_ENTRIES } from '../core/errors.ts';
 import type { ResponseErrorDetail } from './errors.ts';
 
 /** openapi-backend validates `{path, query, header, requestBody}`; the client knows them as these. */
@@ -45,16 +46,20 @@ function knownNames(error: ErrorObject): string[] {
  * named at its pointer, with the defined name it is closest to, if one is close (the language
  * service's "did you mean" measure). `known` holds every name allowed there (all `oneOf` branches).
  */
-function unknownName(pointer: string, name: string, known: readonly string[]): ResponseErrorDetail {
-  const meant = suggest(name, known);
+function unknownName(pointer: string, name: string, known: readonly string[] | undefined): ResponseErrorDetail {
+  const meant = known && suggest(name, known);
   const what = pointer.startsWith('/query') ? 'query parameter' : 'field';
   return {
-    path: `${pointer}/${name}`,
+    path: `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
     message: `${name} is not a known ${what}${meant ? `; did you mean ${meant}?` : ''}`,
   };
 }
 
-function describe(error: ErrorObject, known: Map<string, string[]>): ResponseErrorDetail | undefined {
+/**
+ * `known`: per pointer, the names defined there; undefined once the answer holds as many entries
+ * as it shows (MAX_ERROR_ENTRIES), after which a suggestion would only cost time.
+ */
+function describe(error: ErrorObject, known: Map<string, Set<string>> | undefined): ResponseErrorDetail | undefined {
   const pointer = clientPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -75,7 +80,7 @@ function describe(error: ErrorObject, known: Map<string, string[]>): ResponseErr
       };
     }
     case 'additionalProperties':
-      return unknownName(pointer, String(params.additionalProperty), known.get(pointer) ?? []);
+      return unknownName(pointer, String(params.additionalProperty), known && [...(known.get(pointer) ?? [])]);
     case 'enum':
       return { path: pointer, message: enumMessage(fieldName(pointer), params.allowedValues as unknown[]) };
     case 'const':
@@ -147,14 +152,22 @@ export function validationDetails(errors: ErrorObject[]): ResponseErrorDetail[] 
   const seen = new Set<string>();
   const details: ResponseErrorDetail[] = [];
   // An object under `oneOf` is checked against each branch: the names of all of them are known there.
-  const known = new Map<string, string[]>();
+  // Each schema's names are read once per pointer, however many stray members it reports there.
+  const known = new Map<string, Set<string>>();
+  const schemasRead = new Map<string, Set<unknown>>();
   for (const error of errors) {
     if (error.keyword !== 'additionalProperties') continue;
     const pointer = clientPointer(error.instancePath);
-    known.set(pointer, [...(known.get(pointer) ?? []), ...knownNames(error)]);
+    const schemas = schemasRead.get(pointer) ?? new Set<unknown>();
+    schemasRead.set(pointer, schemas);
+    if (schemas.has(error.parentSchema)) continue;
+    schemas.add(error.parentSchema);
+    const names = known.get(pointer) ?? new Set<string>();
+    for (const name of knownNames(error)) names.add(name);
+    known.set(pointer, names);
   }
   for (const error of mergeRequiredAlternatives(errors)) {
-    const described = describe(error, known);
+    const described = describe(error, details.length < MAX_ERROR_ENTRIES ? known : undefined);
     if (!described) continue;
     const custom = contractMessage(error);
     const detail = custom ? { ...described, message: custom } : described;
