@@ -192,7 +192,7 @@ describe('a key that cannot be used', () => {
     expect(await transactionsNamed('Another lunch')).toBe(0);
   });
 
-  it('takes keys of up to 255 characters and refuses longer ones with 422', async () => {
+  it('takes keys of up to 255 characters and refuses longer or empty ones with 422', async () => {
     const longest = await server.api.call('createTag', {
       key: household.writeKey,
       headers: withKey('k'.repeat(255)),
@@ -207,6 +207,13 @@ describe('a key that cannot be used', () => {
     });
     expect(tooLong.status).toBe(422);
     expect(tooLong.body.errors).toEqual([expect.objectContaining({ path: '/header/idempotency-key' })]);
+    const empty = await server.api.call('createTag', {
+      key: household.writeKey,
+      headers: withKey(''),
+      body: { tag: { name: 'Empty key' } },
+    });
+    expect(empty.status).toBe(422);
+    expect(empty.body.errors).toEqual([expect.objectContaining({ path: '/header/idempotency-key' })]);
     expect(await databaseSnapshot(server)).toEqual(before);
   });
 
