@@ -111,6 +111,7 @@ export async function createApp({
     accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
     admission: { createImport: importSlots, deleteImport: importSlots },
+    clock,
   });
 
   app.use(clientAddressMiddleware(config.trustProxy));

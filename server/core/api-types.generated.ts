@@ -1282,7 +1282,7 @@ export interface components {
             /** @description Seconds until the window resets. */
             reset_in_seconds: number;
         };
-        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500), `server_busy` or `service_unavailable` (503). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
+        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `idempotency_key_in_use` (409), `payload_too_large` (413), `unsupported_media_type` (415), `validation_failed`, `content_too_large` or `idempotency_key_reused` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500), `server_busy` or `service_unavailable` (503). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
         Error: {
             /** @description Machine-readable error code (see the list above). */
             error: string;
@@ -2872,7 +2872,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. */
+        /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. On an operation that takes `Idempotency-Key`, also the key sent again with another method, path or body (`idempotency_key_reused`, pointing at `/header/idempotency-key`) or a key longer than 255 characters (`validation_failed`). */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -2960,6 +2960,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A request with the same `Idempotency-Key` is still running. Nothing was done; send the request again once the first has answered, and it gets that answer. */
+        IdempotencyKeyInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "idempotency_key_in_use",
+                 *       "message": "A request with this Idempotency-Key is still running; send it again once that one has answered",
+                 *       "errors": [
+                 *         {
+                 *           "message": "A request with this Idempotency-Key is still running; send it again once that one has answered",
+                 *           "path": "/header/idempotency-key"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body exceeds the server's body size limit. The limit is set above the 10 MiB CSV limit of imports, so an oversized CSV is reported as 422 `content_too_large` rather than with this status. */
         PayloadTooLarge: {
             headers: {
@@ -2973,6 +2994,27 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "Request body is larger than the limit of 16777216 bytes"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A body was sent without `Content-Type: application/json` (for example as `text/plain`, or with no `Content-Type` at all). Every body of this API is JSON; the entry in `errors` points at the header (`/header/content-type`). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "unsupported_media_type",
+                 *       "message": "Content-Type must be application/json (got text/plain)",
+                 *       "errors": [
+                 *         {
+                 *           "message": "Content-Type must be application/json (got text/plain)",
+                 *           "path": "/header/content-type"
                  *         }
                  *       ]
                  *     }
@@ -3107,6 +3149,11 @@ export interface components {
          * @example 25
          */
         PerPage: number;
+        /**
+         * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+         * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+         */
+        IdempotencyKey: string;
         /**
          * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
          * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
@@ -3271,6 +3318,11 @@ export interface components {
          */
         "WWW-Authenticate": string;
         /**
+         * @description `true` on an answer replayed for an `Idempotency-Key` seen before: the status and body are those of the first answer, which is when the change was made. Absent on a first answer.
+         * @example true
+         */
+        "Idempotency-Replayed": "true";
+        /**
          * @description Where the browser goes next.
          * @example financeapp://oauth/callback?status=account_not_linked&linking_code=q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE&email=ana%40example.com&allow_account_creation=false
          */
@@ -3414,7 +3466,13 @@ export interface operations {
     createAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3438,6 +3496,7 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3474,7 +3533,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -3614,7 +3675,13 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3637,6 +3704,7 @@ export interface operations {
             /** @description The category was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3665,7 +3733,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -3779,7 +3849,13 @@ export interface operations {
     createMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3799,6 +3875,7 @@ export interface operations {
             /** @description The merchant was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3821,7 +3898,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -3940,7 +4019,13 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3961,6 +4046,7 @@ export interface operations {
             /** @description The tag was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3984,7 +4070,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -4037,7 +4125,13 @@ export interface operations {
     deleteTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4052,6 +4146,7 @@ export interface operations {
             /** @description The tag was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4072,6 +4167,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4079,7 +4176,13 @@ export interface operations {
     updateTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4105,6 +4208,7 @@ export interface operations {
             /** @description The updated tag. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4129,7 +4233,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -4449,7 +4555,13 @@ export interface operations {
     createTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4474,6 +4586,7 @@ export interface operations {
             /** @description The transaction was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4556,7 +4669,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract; in particular a missing `account_id`, `date` or `amount`, or a missing label (neither `name` nor `description`), each reported with its own entry. */
             422: {
                 headers: {
@@ -4641,7 +4756,13 @@ export interface operations {
     deleteTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4656,6 +4777,7 @@ export interface operations {
             /** @description The transaction was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4676,6 +4798,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4683,7 +4807,13 @@ export interface operations {
     updateTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4702,6 +4832,7 @@ export interface operations {
             /** @description The updated transaction. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4758,7 +4889,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -4876,7 +5009,13 @@ export interface operations {
     createTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4889,6 +5028,7 @@ export interface operations {
             /** @description The transfer was recorded. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4962,7 +5102,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract or a transfer rule: the same account on both sides, an amount with more decimal places than its currency has, a missing exchange rate, a link that fails the direction, date or amount rule, or a transaction already in a transfer. */
             422: {
                 headers: {
@@ -5052,7 +5194,13 @@ export interface operations {
     deleteTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5067,6 +5215,7 @@ export interface operations {
             /** @description The transfer was unlinked. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5087,6 +5236,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -5094,7 +5245,13 @@ export interface operations {
     confirmTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5109,6 +5266,7 @@ export interface operations {
             /** @description The confirmed transfer. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5161,6 +5319,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description A transaction of the suggestion is already in another transfer. */
             422: {
                 headers: {
@@ -5189,7 +5348,13 @@ export interface operations {
     rejectTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5204,6 +5369,7 @@ export interface operations {
             /** @description The suggestion was rejected. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5224,6 +5390,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The transfer is confirmed, not a suggestion. */
             422: {
                 headers: {
@@ -5252,7 +5419,13 @@ export interface operations {
     createValuation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5275,6 +5448,7 @@ export interface operations {
             /** @description A valuation already existed for this account and date; it was updated. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5307,6 +5481,7 @@ export interface operations {
             /** @description The valuation was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5360,7 +5535,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -5422,7 +5599,13 @@ export interface operations {
     updateValuation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5441,6 +5624,7 @@ export interface operations {
             /** @description The updated valuation. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5474,7 +5658,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or only one of `amount` and `date` was sent. */
             422: {
                 headers: {
@@ -5593,7 +5779,13 @@ export interface operations {
     createTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5606,6 +5798,7 @@ export interface operations {
             /** @description The trade was recorded. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5670,7 +5863,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, the account does not support trades, no security was identified, or `qty`/`price` are invalid. */
             422: {
                 headers: {
@@ -5751,7 +5946,13 @@ export interface operations {
     deleteTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5766,6 +5967,7 @@ export interface operations {
             /** @description The trade was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5786,6 +5988,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description Deleting the trade would leave later sales selling units that are not held. */
             422: {
                 headers: {
@@ -5814,7 +6017,13 @@ export interface operations {
     updateTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5833,6 +6042,7 @@ export interface operations {
             /** @description The updated trade. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5877,7 +6087,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or `qty`/`price` are invalid. */
             422: {
                 headers: {
@@ -6419,7 +6631,13 @@ export interface operations {
     createExchangeRates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6450,6 +6668,7 @@ export interface operations {
             /** @description The rates were stored. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6470,7 +6689,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -6562,7 +6783,13 @@ export interface operations {
     createSecurityPrices: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6587,6 +6814,7 @@ export interface operations {
             /** @description The prices were stored. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6607,7 +6835,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -6701,7 +6931,13 @@ export interface operations {
     createImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6732,6 +6968,7 @@ export interface operations {
             /** @description The import was created; its CSV is read in the background (`staging`). */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6780,7 +7017,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract (for example an unknown `type` or `number_format`), or the CSV content is larger than 10 MiB. */
             422: {
                 headers: {
@@ -6870,7 +7109,13 @@ export interface operations {
     deleteImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -6885,6 +7130,7 @@ export interface operations {
             /** @description The import and its rows were deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6905,6 +7151,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import has written records, or is being read or written. */
             422: {
                 headers: {
@@ -6932,7 +7179,13 @@ export interface operations {
     updateImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -6958,6 +7211,7 @@ export interface operations {
             /** @description The import with its new configuration, queued to be read again (`staging`). */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7011,7 +7265,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -7109,7 +7365,13 @@ export interface operations {
     publishImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7124,6 +7386,7 @@ export interface operations {
             /** @description The import is queued (`importing`). */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7176,6 +7439,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import is not in a state (or shape) that allows this. */
             422: {
                 headers: {
@@ -7203,7 +7467,13 @@ export interface operations {
     revertImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7218,6 +7488,7 @@ export interface operations {
             /** @description The revert is queued (`reverting`). */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7270,6 +7541,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import is not in a state (or shape) that allows this. */
             422: {
                 headers: {
@@ -7360,7 +7632,13 @@ export interface operations {
     createChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7379,6 +7657,7 @@ export interface operations {
             /** @description The chat was created; it is returned with the first page of its messages. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7439,7 +7718,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `title` or neither `title` nor `message`. */
             422: {
                 headers: {
@@ -7578,7 +7859,13 @@ export interface operations {
     deleteChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7593,6 +7880,7 @@ export interface operations {
             /** @description The chat was deleted; there is no body. */
             204: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7603,6 +7891,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -7610,7 +7900,13 @@ export interface operations {
     updateChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7634,6 +7930,7 @@ export interface operations {
             /** @description The renamed chat with the first page of its messages. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7683,7 +7980,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `title`. */
             422: {
                 headers: {
@@ -7712,7 +8011,13 @@ export interface operations {
     createChatMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
@@ -7736,6 +8041,7 @@ export interface operations {
             /** @description The user message was stored and a reply was queued. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7766,7 +8072,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `content`. */
             422: {
                 headers: {
@@ -7795,7 +8103,13 @@ export interface operations {
     retryChatMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
@@ -7810,6 +8124,7 @@ export interface operations {
             /** @description A new reply was queued. */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7829,6 +8144,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The chat has no assistant message, or its latest reply is still being written. */
             422: {
                 headers: {
@@ -7926,6 +8242,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServerBusy"];
@@ -8013,6 +8330,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -8097,6 +8415,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or the identity is already linked to a user. */
             422: {
                 headers: {
@@ -8232,6 +8551,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or the new user could not be saved. */
             422: {
                 headers: {
@@ -8344,6 +8664,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];

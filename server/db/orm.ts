@@ -21,6 +21,7 @@ import { Migration20261129030000_family_rates } from './migrations/Migration2026
 import { Migration20261130010000_import_turns } from './migrations/Migration20261130010000_import_turns.ts';
 import { Migration20261130040000_balance_bound } from './migrations/Migration20261130040000_balance_bound.ts';
 import { Migration20261201010000_transaction_external_ids } from './migrations/Migration20261201010000_transaction_external_ids.ts';
+import { Migration20261201020000_idempotency_keys } from './migrations/Migration20261201020000_idempotency_keys.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -53,6 +54,7 @@ const migrations = [
     name: 'Migration20261201010000_transaction_external_ids',
     class: Migration20261201010000_transaction_external_ids,
   },
+  { name: 'Migration20261201020000_idempotency_keys', class: Migration20261201020000_idempotency_keys },
 ];
 
 /**

@@ -1,5 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { boundMessage, isBoundKeyword } from '../core/bound-message.ts';
+import { suggest } from '../../language-server/src/service/checks/suggestions.ts';
+import { MAX_ERROR_ENTRIES } from '../core/errors.ts';
 import type { ResponseErrorDetail } from './errors.ts';
 
 /** openapi-backend validates `{path, query, header, requestBody}`; the client knows them as these. */
@@ -35,7 +37,30 @@ function enumMessage(field: string, allowed: unknown[]): string {
   return `${field} must be one of the ${allowed.length} values listed in the contract (${examples}, ...)`;
 }
 
-function describe(error: ErrorObject): ResponseErrorDetail | undefined {
+/** The names an object may hold where an unknown one was found: its schema's `properties` (Ajv's `verbose`). */
+function knownNames(error: ErrorObject): string[] {
+  return Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+}
+
+/**
+ * The one rule for a name the contract does not define, in a query or at any depth of a body:
+ * named at its pointer, with the defined name it is closest to, if one is close (the language
+ * service's "did you mean" measure). `known` holds every name allowed there (all `oneOf` branches).
+ */
+function unknownName(pointer: string, name: string, known: readonly string[] | undefined): ResponseErrorDetail {
+  const meant = known && suggest(name, known);
+  const what = pointer.startsWith('/query') ? 'query parameter' : 'field';
+  return {
+    path: `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+    message: `${name} is not a known ${what}${meant ? `; did you mean ${meant}?` : ''}`,
+  };
+}
+
+/**
+ * `known`: per pointer, the names defined there; undefined once the answer holds as many entries
+ * as it shows (MAX_ERROR_ENTRIES), after which a suggestion would only cost time.
+ */
+function describe(error: ErrorObject, known: Map<string, Set<string>> | undefined): ResponseErrorDetail | undefined {
   const pointer = clientPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
   // The words the server uses for a decimal string beyond the same bound (server/core/bound-message.ts).
@@ -60,10 +85,7 @@ function describe(error: ErrorObject): ResponseErrorDetail | undefined {
       };
     }
     case 'additionalProperties':
-      return {
-        path: `${pointer}/${String(params.additionalProperty)}`,
-        message: `${String(params.additionalProperty)} is not a known ${pointer.startsWith('/query') ? 'query parameter' : 'field'}`,
-      };
+      return unknownName(pointer, String(params.additionalProperty), known && [...(known.get(pointer) ?? [])]);
     case 'enum':
       return { path: pointer, message: enumMessage(fieldName(pointer), params.allowedValues as unknown[]) };
     case 'const':
@@ -166,8 +188,23 @@ function contractMessage(error: ErrorObject, pointer: string, roots: readonly Sc
 export function validationDetails(errors: ErrorObject[], roots: readonly Schema[] = []): ResponseErrorDetail[] {
   const seen = new Set<string>();
   const details: ResponseErrorDetail[] = [];
+  // An object under `oneOf` is checked against each branch: the names of all of them are known there.
+  // Each schema's names are read once per pointer, however many stray members it reports there.
+  const known = new Map<string, Set<string>>();
+  const schemasRead = new Map<string, Set<unknown>>();
+  for (const error of errors) {
+    if (error.keyword !== 'additionalProperties') continue;
+    const pointer = clientPointer(error.instancePath);
+    const schemas = schemasRead.get(pointer) ?? new Set<unknown>();
+    schemasRead.set(pointer, schemas);
+    if (schemas.has(error.parentSchema)) continue;
+    schemas.add(error.parentSchema);
+    const names = known.get(pointer) ?? new Set<string>();
+    for (const name of knownNames(error)) names.add(name);
+    known.set(pointer, names);
+  }
   for (const error of mergeRequiredAlternatives(errors)) {
-    const described = describe(error);
+    const described = describe(error, details.length < MAX_ERROR_ENTRIES ? known : undefined);
     if (!described) continue;
     const custom = contractMessage(error, described.path ?? '/body', roots);
     const detail = custom ? { ...described, message: custom } : described;

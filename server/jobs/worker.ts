@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import { accountSyncTask } from '../accounts/account-sync.task.ts';
 import { queueEveryStaleSync } from '../accounts/account-sync.ts';
 import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
+import { IDEMPOTENCY_EXPIRE_CRONTAB, idempotencyExpireTask } from '../idempotency/idempotency-expire.task.ts';
 import { IMPORT_EXPIRE_CRONTAB, importExpireTask } from '../imports/import-expire.task.ts';
 import { importProcessTask } from '../imports/import-process.task.ts';
 import { IMPORT_REVIVE_CRONTAB, importReviveTask } from '../imports/import-revive.task.ts';
@@ -30,7 +31,7 @@ export interface TaskSettings {
   logger?: Logger | undefined;
   /** Import limits and scheduling; the defaults when not given. */
   imports?: ImportSettings | undefined;
-  /** The time import expiry goes by; tests move it. */
+  /** The time import and Idempotency-Key expiry go by; tests move it. */
   clock?: Clock | undefined;
 }
 
@@ -44,6 +45,7 @@ function backgroundTasks(settings: TaskSettings): TaskList {
     import_revert: importRevertTask(imports),
     import_expire: importExpireTask(imports, settings.clock ?? systemClock),
     import_revive: importReviveTask(imports),
+    idempotency_expire: idempotencyExpireTask(settings.clock ?? systemClock),
     transfer_suggest: transferSuggestTask,
   };
 }
@@ -113,7 +115,7 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
       // runner's listen and poll connections, so no job can wait for a connection another holds.
       poolSize: options.concurrency * 2 + 2,
       taskList: backgroundTasks(options),
-      options: { crontab: [IMPORT_EXPIRE_CRONTAB, IMPORT_REVIVE_CRONTAB].join('\n') },
+      options: { crontab: [IMPORT_EXPIRE_CRONTAB, IMPORT_REVIVE_CRONTAB, IDEMPOTENCY_EXPIRE_CRONTAB].join('\n') },
     },
     {
       // A reply waits on a model server for minutes; on a runner of its own (a runner takes only

@@ -38,7 +38,10 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
     message:
       /^(to_account_id must differ from from_account_id|to_amount must equal amount: both accounts are in [A-Z]{3}|no exchange rate from [A-Z]{3} to [A-Z]{3} on \d{4}-\d\d-\d\d|The two transactions must be on different accounts|outflow_transaction_id must name an outflow \(money out\)|inflow_transaction_id must name an inflow \(money in\)|The two transactions must be at most \d+ days apart|The two amounts must agree within 1% once converted|The transaction is already in a transfer|Only a suggested transfer can be rejected; unlink a confirmed one with DELETE)$/,
   },
-  { rule: 'a query parameter the operation does not define', message: /^\S+ is not a known query parameter$/ },
+  {
+    rule: 'a query parameter the operation does not define',
+    message: /^\S+ is not a known query parameter(; did you mean \S+\?)?$/,
+  },
   { rule: 'text holding U+0000', message: /must not contain NUL characters$/ },
   {
     rule: 'an import changes state only from the states its operation names (delete: only one that wrote nothing)',
