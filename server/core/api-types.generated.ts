@@ -4574,6 +4574,7 @@ export interface operations {
             /** @description The account already holds a transaction with this `source` and `external_id`: it is returned as stored, and nothing is written. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
