@@ -14,6 +14,7 @@ import { WorkSlots } from './core/work-slots.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
 import { importsHandlers } from './imports/imports.handlers.ts';
+import { usersHandlers } from './users/users.handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { docsRoutes } from './http/docs-routes.ts';
@@ -96,6 +97,7 @@ export async function createApp({
         limit: { perHour: config.aiMessagesPerHour },
       }),
       ...importsHandlers(config.imports),
+      ...usersHandlers({ ...auth, aiAvailable: config.ai !== undefined }),
     },
     aiAvailable: config.ai !== undefined,
     orm,

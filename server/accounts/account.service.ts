@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { flushUniqueName } from '../core/flush-unique.ts';
 import { Family } from '../families/family.entity.ts';
-import { ValidationFailed } from '../core/errors.ts';
+import { Unauthorized, ValidationFailed } from '../core/errors.ts';
 import { isKnownCurrency } from '../core/money/money.ts';
 import { minorUnitInput } from '../core/money/decimal-input.ts';
 import { queueAccountSync } from './account-sync.ts';
@@ -22,7 +22,9 @@ export async function createAccount(em: EntityManager, familyId: string, input: 
   if (input.currency && !isKnownCurrency(input.currency)) {
     throw ValidationFailed.at('/account/currency', `currency "${input.currency}" is not a known ISO 4217 code`);
   }
-  const family = await em.findOneOrFail(Family, familyId);
+  const family = await em.findOne(Family, familyId);
+  // Deleted with its last member while this request ran: that member's credential is gone too.
+  if (!family) throw new Unauthorized();
   const currency = input.currency ?? family.currency;
   const opening = minorUnitInput(input.balance ?? 0, currency, '/account/balance', 'balance');
   const account = em.create(Account, {

@@ -1200,6 +1200,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/enable_ai": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn the AI assistant on for the signed-in user
+         * @description Sets the signed-in user's `ai_enabled` flag, so that the chat operations answer them; calling it again changes nothing. Needs an AI provider configured on the server, else 403 `feature_disabled` ("AI is not available for your account") and the flag stays as it was. Answers the user as `getCurrentUser` does. Requires the `read_write` scope.
+         */
+        patch: operations["enableAi"];
+        trace?: never;
+    };
+    "/api/v1/users/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user
+         * @description Returns the user the credential belongs to, with their family's name, currency, locale and date format, whether the AI assistant is on for them (`ai_enabled`) and whether they have a second factor (`mfa_enabled`). Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete the signed-in user
+         * @description Deletes the user the credential belongs to, confirmed by their password and, when they have a second factor, a current one-time code (a code works once). Their API keys, access tokens, devices, single-sign-on links and chats go with them. When they are the last member of their family, the family's data goes too: accounts with their transactions, valuations, trades, holdings and balances, categories, merchants, tags, rules, imports, exchange rates and prices. All of it in one database transaction: nothing is half-deleted. A wrong password is 422 at `/body/password`, a missing or wrong code 422 at `/body/otp_code` (not 401: the credential itself is valid), and nothing is deleted; these failures count against the same limits as failed sign-ins (429 when spent). A user created through single sign-on has no password and cannot be deleted this way. Requires the `read_write` scope.
+         */
+        delete: operations["deleteCurrentUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the signed-in user's names
+         * @description Changes the first and last name of the user the credential belongs to; members left out keep their value, `null` (or a name blank once trimmed) clears one. Answers the user as `getCurrentUser` does. Requires the `read_write` scope.
+         */
+        patch: operations["updateCurrentUser"];
+        trace?: never;
+    };
     "/auth/mobile/{provider}": {
         parameters: {
             query?: never;
@@ -2784,6 +2832,55 @@ export interface components {
         SsoExchangeRequest: {
             /** @description The one-time code the app received in its callback URL (valid for 5 minutes). */
             code?: string;
+        };
+        /** @description The family (household) of the signed-in user and its display preferences. */
+        CurrentUserFamily: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            currency: components["schemas"]["Currency"];
+            /** @description BCP 47 language tag used for display, for example `en-US`. */
+            locale: string;
+            /** @description strftime-style date format preferred for display, for example `%Y-%m-%d`. */
+            date_format: string;
+        };
+        /** @description The signed-in user with the family (household) they belong to. */
+        CurrentUser: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description Whether the user has turned the AI assistant on (`PATCH /api/v1/auth/enable_ai`); chats also need an AI provider configured on the server. */
+            ai_enabled: boolean;
+            /** @description Whether signing in (and deleting the user) needs a one-time code of the user's second factor (TOTP). */
+            mfa_enabled: boolean;
+            family: components["schemas"]["CurrentUserFamily"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Envelope of the signed-in user. */
+        CurrentUserResponse: {
+            data: components["schemas"]["CurrentUser"];
+        };
+        /** @description Confirmation of deleting the signed-in user: their password and, when they have a second factor, a current one-time code that has not been used yet. */
+        CurrentUserDeleteRequest: {
+            /** @description The user's password. */
+            password: string;
+            /** @description Current one-time code of the user's second factor; required when `mfa_enabled` is true. A code works once. */
+            otp_code?: string;
+        };
+        /** @description Body for changing the signed-in user's names; only the members sent are changed, `null` clears a name. */
+        CurrentUserUpdateRequest: {
+            user: {
+                /** @description New first name; blank once trimmed counts as `null`. */
+                first_name?: string | null;
+                /** @description New last name; blank once trimmed counts as `null`. */
+                last_name?: string | null;
+            };
         };
     };
     responses: {
@@ -8155,6 +8252,185 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    enableAi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user, now with `ai_enabled` true. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No AI provider is configured on the server (`feature_disabled`), or the credential lacks the `read_write` scope (`insufficient_scope`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed-in user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b8f2c1e-9a3d-4e7f-b6c2-1d0e9f8a7b64",
+                     *         "email": "alex@example.com",
+                     *         "first_name": "Alex",
+                     *         "last_name": "Morgan",
+                     *         "ai_enabled": false,
+                     *         "mfa_enabled": false,
+                     *         "family": {
+                     *           "id": "0c4d8e2a-6b1f-4a93-8e57-2f9d1c3b4a60",
+                     *           "name": "Morgan household",
+                     *           "currency": "USD",
+                     *           "locale": "en-US",
+                     *           "date_format": "%Y-%m-%d"
+                     *         },
+                     *         "created_at": "2024-01-05T14:20:00Z",
+                     *         "updated_at": "2024-03-28T09:15:42Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery staple",
+                 *       "otp_code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CurrentUserDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description The user was deleted; every credential of theirs stops working. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b8f2c1e-9a3d-4e7f-b6c2-1d0e9f8a7b64",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, the password is wrong, or the user has a second factor and the code is missing, wrong or already used. Nothing was deleted. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user": {
+                 *         "first_name": "Alexandra"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CurrentUserUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The user with the new names. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];

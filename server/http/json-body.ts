@@ -1,4 +1,4 @@
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
 import { MalformedBody, PayloadTooLarge, RequestInvalid } from './errors.ts';
 import { jsonShapeProblem } from './json-shape.ts';
@@ -17,6 +17,8 @@ export function jsonBody(limit: number): Middleware {
     text: false,
     urlencoded: false,
     multipart: false,
+    // koa-body reads POST, PUT and PATCH bodies only; deleting the signed-in user sends a confirmation.
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     onError(error) {
       const status = (error as { status?: number }).status;
       if (status === 413) throw new PayloadTooLarge(limit);

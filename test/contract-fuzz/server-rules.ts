@@ -50,6 +50,15 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
     message:
       /^(This chat is full \(\d+ messages\); start a new chat to go on|No assistant message to retry|The latest reply is still being written; retry it once it has ended)$/,
   },
+  {
+    rule: 'deleting the signed-in user: their password and, with a second factor, a current unused code',
+    message:
+      /^(password is not correct|otp_code is required, the user has a second factor|otp_code is not a current, unused code of the user's second factor)$/,
+  },
+  {
+    rule: 'a record the request refers to deleted while it ran',
+    message: /^A record this request refers to was deleted while the request ran$/,
+  },
 ];
 
 /** Whether a 422 to a schema-valid request names only rules the contract lists as the server's own. */
