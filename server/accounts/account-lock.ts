@@ -55,3 +55,23 @@ export async function lockEntryAccount(
   }
   throw NotFound.entity(kind);
 }
+
+/**
+ * Locks, in id order, the accounts holding transactions whose `column` is `recordId`: a change to
+ * all of them at once (their category or merchant deleted, a merchant renamed, which rewrites
+ * their entries' search text) keeps the lock order of every entry write.
+ */
+export async function lockAccountsOfTransactions(
+  tx: EntityManager,
+  column: 'category_id' | 'merchant_id',
+  recordId: string,
+): Promise<void> {
+  await sql(
+    tx,
+    `select a.id from accounts a
+      where a.id in (select e.account_id from transactions t join entries e on e.entryable_id = t.id
+                      where t.${column} = ?)
+      order by a.id for update`,
+    [recordId],
+  );
+}

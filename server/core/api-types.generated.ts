@@ -98,10 +98,18 @@ export interface paths {
         get: operations["getCategory"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a category
+         * @description Deletes a category. Its transactions become uncategorised, or move to `replacement_id` when given (a category of the family other than this one, else 422 at the parameter). Categories nested under it stay and become top-level ones. Rules that set it no longer set a category. Requires the `read_write` scope.
+         */
+        delete: operations["deleteCategory"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a category
+         * @description Changes a category's name, colour, icon or parent; members left out keep their value. A name already used by another category of the family (ignoring case), a `parent_id` that is not a category of the family, or a parent that is the category itself or nested under it: 422. Requires the `read_write` scope.
+         */
+        patch: operations["updateCategory"];
         trace?: never;
     };
     "/api/v1/merchants": {
@@ -148,10 +156,18 @@ export interface paths {
         get: operations["getMerchant"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a merchant
+         * @description Deletes a merchant; its transactions stay, without a merchant. Rules that set it no longer set a merchant. Requires the `read_write` scope.
+         */
+        delete: operations["deleteMerchant"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a merchant
+         * @description Renames a merchant; its transactions are found by the new name in a search from then on. A name already used by another merchant of the family (ignoring case): 422. Requires the `read_write` scope.
+         */
+        patch: operations["updateMerchant"];
         trace?: never;
     };
     "/api/v1/tags": {
@@ -1473,6 +1489,39 @@ export interface components {
         CategoryResponse: {
             data: components["schemas"]["Category"];
         };
+        /** @description Acknowledgement that a record was deleted. */
+        DeleteConfirmation: {
+            /**
+             * Format: uuid
+             * @description Id of the deleted record.
+             */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            deleted: true;
+        };
+        /** @description Envelope of a delete acknowledgement. */
+        DeleteConfirmationResponse: {
+            data: components["schemas"]["DeleteConfirmation"];
+        };
+        /** @description Body for changing a category; only the members sent are changed. */
+        CategoryUpdateRequest: {
+            category: {
+                /** @description New name; unique within the family (case-insensitive). */
+                name?: string;
+                /** @description New display colour as `#RRGGBB`. */
+                color?: string;
+                /** @description New icon identifier; `null` removes it. */
+                icon?: string | null;
+                /**
+                 * Format: uuid
+                 * @description Id of a category of the family to nest this one under; `null` makes it a top-level category. Neither the category itself nor one nested under it.
+                 */
+                parent_id?: string | null;
+            };
+        };
         /** @description A merchant (payee) of the family. */
         Merchant: {
             /** Format: uuid */
@@ -1498,6 +1547,13 @@ export interface components {
         /** @description Envelope holding one merchant. */
         MerchantResponse: {
             data: components["schemas"]["Merchant"];
+        };
+        /** @description Body for renaming a merchant. */
+        MerchantUpdateRequest: {
+            merchant: {
+                /** @description New name; unique within the family (case-insensitive). */
+                name: string;
+            };
         };
         /** @description A free-form label that can be attached to transactions. */
         Tag: {
@@ -1528,23 +1584,6 @@ export interface components {
         /** @description Envelope holding one tag. */
         TagResponse: {
             data: components["schemas"]["Tag"];
-        };
-        /** @description Acknowledgement that a record was deleted. */
-        DeleteConfirmation: {
-            /**
-             * Format: uuid
-             * @description Id of the deleted record.
-             */
-            id: string;
-            /**
-             * @description Always `true`.
-             * @constant
-             */
-            deleted: true;
-        };
-        /** @description Envelope of a delete acknowledgement. */
-        DeleteConfirmationResponse: {
-            data: components["schemas"]["DeleteConfirmation"];
         };
         /** @description Body for changing a tag; only the fields sent are changed. */
         TagUpdateRequest: {
@@ -3132,6 +3171,11 @@ export interface components {
          */
         Id: string;
         /**
+         * @description A category of the family that the deleted category's transactions move to; without it they become uncategorised.
+         * @example 6a2f8c14-3d9e-4b71-a5c0-8e7d1f2b9c36
+         */
+        ReplacementCategoryId: string;
+        /**
          * @description Case-insensitive text matched against the ticker and the name of the security.
          * @example vanguard
          */
@@ -3693,6 +3737,96 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    deleteCategory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A category of the family that the deleted category's transactions move to; without it they become uncategorised.
+                 * @example 6a2f8c14-3d9e-4b71-a5c0-8e7d1f2b9c36
+                 */
+                replacement_id?: components["parameters"]["ReplacementCategoryId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": {
+                 *         "name": "Food and drink",
+                 *         "color": "#F97316"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated category. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listMerchants: {
         parameters: {
             query?: {
@@ -3842,6 +3976,88 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchant": {
+                 *         "name": "Corner Grocery"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MerchantUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The renamed merchant. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };

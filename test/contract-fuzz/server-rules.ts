@@ -56,6 +56,11 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
       /^(password is not correct|otp_code is required, the user has a second factor|otp_code is not a current, unused code of the user's second factor)$/,
   },
   {
+    rule: "a category's parent: not itself nor nested under it; a deleted category's replacement: another one",
+    message:
+      /^(parent_id must not be the category itself or one nested under it|replacement_id must be another category than the one deleted)$/,
+  },
+  {
     rule: 'a record the request refers to deleted while it ran',
     message: /^A record this request refers to was deleted while the request ran$/,
   },
