@@ -48,10 +48,18 @@ export interface paths {
         get: operations["getAccount"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an account
+         * @description Deletes an account with everything it holds: its transactions, valuations, trades, holdings, daily balances, and the imports of it that wrote nothing (pending, failed or expired ones with their staged rows). A transfer with one side on it goes too; the other side stays, as an ordinary transaction of its account, whose balances are brought up to date. An account of at most 1,000 entries is deleted at once in one database transaction (200). A larger one is marked `pending_deletion` (202, the account with that status) and deleted in the background, a thousand entries at a time; until then it is listed and shown with that status and takes no new transactions, valuations or trades (404), and a second delete answers 202 again. While an import of the account is being read, written or reverted the account cannot be deleted: 422. Requires the `read_write` scope.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an account
+         * @description Changes an account's name, subtype or status; members left out keep their value. A name already used by another account of the family (ignoring case) is 422. An account being deleted (`pending_deletion`) takes no changes: 404, as for one already gone. Requires the `read_write` scope.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/api/v1/categories": {
@@ -468,11 +476,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List valuations
+         * @description Lists the family's valuations, newest date first (then the most recently created), a page at a time. `account_id` keeps one account's (none for an account of another family); `start_date` and `end_date` (inclusive) bound the dates. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listValuations"];
         put?: never;
         /**
          * Record a valuation
-         * @description Sets the balance of an account of the family on a date by recording a valuation (an entry of kind `reconciliation`). `account_id`, `amount` and `date` are required (422 otherwise). When the account already has a valuation on that date, that valuation is updated instead of a second one being created: the answer is then 200 rather than 201. An `account_id` that is not an account of the family is answered with 404. Valuations cannot be deleted through the API. Requires the `read_write` scope.
+         * @description Sets the balance of an account of the family on a date by recording a valuation (an entry of kind `reconciliation`). `account_id`, `amount` and `date` are required (422 otherwise). When the account already has a valuation on that date, that valuation is updated instead of a second one being created: the answer is then 200 rather than 201. An `account_id` that is not an account of the family is answered with 404. Requires the `read_write` scope.
          */
         post: operations["createValuation"];
         delete?: never;
@@ -501,7 +513,11 @@ export interface paths {
         get: operations["getValuation"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a valuation
+         * @description Deletes a valuation; the account's balances from its date on are computed again without it. Requires the `read_write` scope.
+         */
+        delete: operations["deleteValuation"];
         options?: never;
         head?: never;
         /**
@@ -1442,6 +1458,37 @@ export interface components {
         AccountResponse: {
             data: components["schemas"]["Account"];
         };
+        /** @description Acknowledgement that a record was deleted. */
+        DeleteConfirmation: {
+            /**
+             * Format: uuid
+             * @description Id of the deleted record.
+             */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            deleted: true;
+        };
+        /** @description Envelope of a delete acknowledgement. */
+        DeleteConfirmationResponse: {
+            data: components["schemas"]["DeleteConfirmation"];
+        };
+        /** @description Body for changing an account; only the members sent are changed. Its type, currency and opening balance stay as they were opened (a valuation sets a balance on a date). */
+        AccountUpdateRequest: {
+            account: {
+                /** @description New display name; unique within the family (case-insensitive). */
+                name?: string;
+                /** @description New finer kind, for example `checking` or `exchange`; `null` removes it. */
+                subtype?: string | null;
+                /**
+                 * @description New lifecycle state. Trades and holdings are shown for `active` and `draft` accounts only. `pending_deletion` is set by deleting the account, never by a change.
+                 * @enum {string}
+                 */
+                status?: "active" | "draft" | "disabled";
+            };
+        };
         /** @description Short form of a category (id and name). */
         CategoryRef: {
             /** Format: uuid */
@@ -1488,23 +1535,6 @@ export interface components {
         /** @description Envelope holding one category. */
         CategoryResponse: {
             data: components["schemas"]["Category"];
-        };
-        /** @description Acknowledgement that a record was deleted. */
-        DeleteConfirmation: {
-            /**
-             * Format: uuid
-             * @description Id of the deleted record.
-             */
-            id: string;
-            /**
-             * @description Always `true`.
-             * @constant
-             */
-            deleted: true;
-        };
-        /** @description Envelope of a delete acknowledgement. */
-        DeleteConfirmationResponse: {
-            data: components["schemas"]["DeleteConfirmation"];
         };
         /** @description Body for changing a category; only the members sent are changed. */
         CategoryUpdateRequest: {
@@ -1913,25 +1943,6 @@ export interface components {
         TransferResponse: {
             data: components["schemas"]["Transfer"];
         };
-        /** @description Body for recording a valuation. */
-        ValuationCreateRequest: {
-            valuation: {
-                /**
-                 * Format: uuid
-                 * @description Account of the family whose balance is set.
-                 */
-                account_id: string;
-                /** @description Balance of the account on `date`, in major units. */
-                amount: number;
-                /**
-                 * Format: date
-                 * @description Date on which the balance applies (`YYYY-MM-DD`).
-                 */
-                date: string;
-                /** @description Free-text notes. */
-                notes?: string;
-            };
-        };
         /** @description A manual valuation (reconciliation) that sets an account's balance on a date. Its id is the id of the underlying account entry. */
         Valuation: {
             /** Format: uuid */
@@ -1955,6 +1966,30 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description One page of valuations. */
+        ValuationList: {
+            data: components["schemas"]["Valuation"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Body for recording a valuation. */
+        ValuationCreateRequest: {
+            valuation: {
+                /**
+                 * Format: uuid
+                 * @description Account of the family whose balance is set.
+                 */
+                account_id: string;
+                /** @description Balance of the account on `date`, in major units. */
+                amount: number;
+                /**
+                 * Format: date
+                 * @description Date on which the balance applies (`YYYY-MM-DD`).
+                 */
+                date: string;
+                /** @description Free-text notes. */
+                notes?: string;
+            };
         };
         /** @description Envelope holding one valuation. */
         ValuationResponse: {
@@ -3553,6 +3588,109 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            /** @description The account is large: it is marked `pending_deletion` and deleted in the background; `GET` answers 404 once it is gone. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account": {
+                 *         "name": "Joint Checking"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated account. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -5419,6 +5557,59 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listValuations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only records of this account.
+                 * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
+                 */
+                account_id?: components["parameters"]["AccountIdFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of valuations. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValuationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     createValuation: {
         parameters: {
             query?: never;
@@ -5584,6 +5775,40 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteValuation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The valuation was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectBalancesFresh } from '../support/fresh-balances.ts';
-import { fillHousehold, type HouseholdData } from '../support/household-data.ts';
-import { createHousehold, startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
+import { filledHousehold, fillHousehold, type HouseholdData } from '../support/household-data.ts';
+import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
 import type { TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
@@ -15,10 +15,6 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** A household of its own with fillHousehold's records. */
-async function freshHousehold() {
-  const household = await createHousehold(server);
-  return { household, data: await fillHousehold(server, household) };
-}
 
 const transaction = async (household: TestHousehold, id: string) =>
   (await server.api.call('getTransaction', { key: household.readKey, params: { id } })).body.data;
@@ -30,7 +26,7 @@ const everything = () =>
 
 describe('updateCategory', () => {
   it('changes name, colour, icon and parent; refuses a circle, a taken name and foreign records', async () => {
-    const { household, data } = await freshHousehold();
+    const { household, data } = await filledHousehold(server);
     const update = (id: string, category: Record<string, unknown>, key = household.writeKey) =>
       server.api.call('updateCategory', { key, params: { id }, body: { category } });
     const changed = await update(data.subcategory, { name: 'Supermarket', color: '#112233', icon: 'cart' });
@@ -79,7 +75,7 @@ describe('updateCategory', () => {
 
 describe('deleteCategory', () => {
   it('leaves its transactions uncategorised and its subcategories top-level', async () => {
-    const { household, data } = await freshHousehold();
+    const { household, data } = await filledHousehold(server);
     const deleted = await server.api.call('deleteCategory', { key: household.writeKey, params: { id: data.category } });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ data: { id: data.category, deleted: true } });
@@ -93,7 +89,7 @@ describe('deleteCategory', () => {
   });
 
   it('moves its transactions to replacement_id, and refuses a replacement that is not another of the family', async () => {
-    const { household, data } = await freshHousehold();
+    const { household, data } = await filledHousehold(server);
     const remove = (query: Record<string, string>, id = data.subcategory, key = household.writeKey) =>
       server.api.call('deleteCategory', { key, params: { id }, query });
     const before = await everything();
@@ -115,7 +111,7 @@ describe('deleteCategory', () => {
   });
 
   it('stays consistent while transactions are given the category it deletes', async () => {
-    const { household, data } = await freshHousehold();
+    const { household, data } = await filledHousehold(server);
     const key = household.writeKey;
     const doomed = (await server.api.call('createCategory', { key, body: { category: { name: 'Doomed' } } })).body.data
       .id as string;
@@ -159,7 +155,7 @@ describe('deleteCategory', () => {
 
 describe('updateMerchant and deleteMerchant', () => {
   it('renames a merchant, which the search follows, and refuses a taken name', async () => {
-    const { household, data } = await freshHousehold();
+    const { household, data } = await filledHousehold(server);
     const renamed = await server.api.call('updateMerchant', {
       key: household.writeKey,
       params: { id: data.merchant },
@@ -186,7 +182,7 @@ describe('updateMerchant and deleteMerchant', () => {
   });
 
   it('deletes a merchant; its transactions stay without it', async () => {
-    const { household, data } = await freshHousehold();
+    const { household, data } = await filledHousehold(server);
     expect(
       (await server.api.call('deleteMerchant', { key: household.readKey, params: { id: data.merchant } })).status,
     ).toBe(403);
@@ -204,7 +200,7 @@ describe('updateMerchant and deleteMerchant', () => {
   });
 
   it('stays consistent while transactions are given the merchant it deletes or renames', async () => {
-    const { household, data } = await freshHousehold();
+    const { household, data } = await filledHousehold(server);
     const key = household.writeKey;
     const requests = Array.from({ length: 24 }, (_, i) => {
       if (i === 17) return server.api.call('deleteMerchant', { key, params: { id: data.merchant } });

@@ -61,6 +61,10 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
       /^(parent_id must not be the category itself or one nested under it|replacement_id must be another category than the one deleted)$/,
   },
   {
+    rule: 'an account is not deleted while one of its imports is in progress',
+    message: /^The account has an import in progress \(\w+\); delete the account once it has ended$/,
+  },
+  {
     rule: 'a record the request refers to deleted while it ran',
     message: /^A record this request refers to was deleted while the request ran$/,
   },

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { TestHousehold } from './households.ts';
+import { createHousehold, type TestHousehold } from './households.ts';
 import type { TestServer } from './test-server.ts';
 
 /** The ids of what fillHousehold wrote. */
@@ -95,6 +95,12 @@ export async function fillHousehold(server: TestServer, household: TestHousehold
     trade,
     transfer,
   };
+}
+
+/** A new household of its own with fillHousehold's records. */
+export async function filledHousehold(server: TestServer): Promise<{ household: TestHousehold; data: HouseholdData }> {
+  const household = await createHousehold(server);
+  return { household, data: await fillHousehold(server, household) };
 }
 
 /**
