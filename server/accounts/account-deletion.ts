@@ -45,12 +45,14 @@ async function deleteEntries(run: Sql, accountId: string, limit: number | null):
 }
 
 /**
- * The account row last, in the caller's transaction that holds its lock: its imports that wrote
- * nothing go first (422 while one is in progress), then the row, whose foreign keys take balances,
- * holdings and the counts; the other sides of its transfers get their sync.
+ * Deletes the account outright, in the caller's transaction that holds its lock: its imports that
+ * wrote nothing first (422 while one is in progress: nothing else is touched yet), then its
+ * entries, then the row, whose foreign keys take balances, holdings and the counts; the other
+ * sides of its transfers get their sync.
  */
-async function deleteAccountRow(target: SqlTarget, familyId: string, accountId: string, partners: string[]) {
+async function deleteWhole(target: SqlTarget, familyId: string, accountId: string, partners: string[]) {
   await deleteImportsOfAccount(target, familyId, accountId);
+  await deleteEntries(sqlOn(target), accountId, null);
   await sqlOn(target)('delete from accounts where id = ?::uuid', [accountId]);
   for (const partner of partners) await queueAccountSync(target, partner);
 }
@@ -86,15 +88,14 @@ export async function deleteAccount(
     await queueJob(tx, 'account_delete', { account_id: accountId }, { jobKey: `account_delete:${accountId}` });
     return 'pending';
   }
-  await deleteEntries(run, accountId, null);
-  await deleteAccountRow(tx, familyId, accountId, partners);
+  await deleteWhole(tx, familyId, accountId, partners);
   return 'deleted';
 }
 
 /**
- * One step of the `account_delete` job, in the caller's transaction: the next chunk of the
- * account's entries, or, when none is left, the account itself. Returns true when the account is
- * gone (or was never pending deletion).
+ * One step of the `account_delete` job, in the caller's transaction: a chunk of the account's
+ * entries, or, when at most a chunk is left, the account itself with them. Returns true when the
+ * account is gone (or was never pending deletion).
  */
 export async function deleteAccountStep(target: SqlTarget, accountId: string): Promise<boolean> {
   const run = sqlOn(target);
@@ -104,12 +105,15 @@ export async function deleteAccountStep(target: SqlTarget, accountId: string): P
   );
   if (!account) return true;
   const partners = await lockWithTransferPartners(run, account.family_id, accountId);
-  await deleteEntries(run, accountId, ENTRIES_DELETED_AT_ONCE);
-  const [left] = await run('select 1 from entries where account_id = ?::uuid limit 1', [accountId]);
-  if (left) {
-    for (const partner of partners) await queueAccountSync(target, partner);
-    return false;
+  const [more] = await run('select 1 from entries where account_id = ?::uuid offset ?::bigint limit 1', [
+    accountId,
+    ENTRIES_DELETED_AT_ONCE,
+  ]);
+  if (!more) {
+    await deleteWhole(target, account.family_id, accountId, partners);
+    return true;
   }
-  await deleteAccountRow(target, account.family_id, accountId, partners);
-  return true;
+  await deleteEntries(run, accountId, ENTRIES_DELETED_AT_ONCE);
+  for (const partner of partners) await queueAccountSync(target, partner);
+  return false;
 }
