@@ -80,14 +80,12 @@ export async function renameUser(
 
 /** Turns the assistant on for the user (the server must have a provider: checked by the caller). */
 export async function enableAssistant(em: EntityManager, userId: string): Promise<void> {
+  // Turning it on again changes nothing, not even the time of the last change.
   const rows = await sql(
     em,
-    'update users set ai_enabled = true, updated_at = now() where id = ? and not ai_enabled returning id',
+    `update users set ai_enabled = true, updated_at = case when ai_enabled then updated_at else now() end
+      where id = ? returning id`,
     [userId],
   );
-  if (!rows.length) {
-    // Already on, or gone meanwhile.
-    const [still] = await sql(em, 'select 1 from users where id = ?', [userId]);
-    if (!still) throw new Unauthorized();
-  }
+  if (!rows.length) throw new Unauthorized();
 }
