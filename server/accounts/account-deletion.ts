@@ -3,7 +3,7 @@ import { queueJob } from '../core/job-queue.ts';
 import { sqlOn, type Sql, type SqlTarget } from '../core/sql.ts';
 import { deleteEntriesWithDetails } from '../entries/entry-deletion.ts';
 import { deleteImportsOfAccount } from '../imports/import.service.ts';
-import { queueAccountSync } from './account-sync.ts';
+import { queueAccountSync, queueStaleSyncs } from './account-sync.ts';
 
 declare module '../core/job-queue.ts' {
   interface JobPayloads {
@@ -50,11 +50,12 @@ async function deleteEntries(run: Sql, accountId: string, limit: number | null):
  * entries, then the row, whose foreign keys take balances, holdings and the counts; the other
  * sides of its transfers get their sync.
  */
-async function deleteWhole(target: SqlTarget, familyId: string, accountId: string, partners: string[]) {
+async function deleteWhole(target: SqlTarget, familyId: string, accountId: string) {
   await deleteImportsOfAccount(target, familyId, accountId);
   await deleteEntries(sqlOn(target), accountId, null);
   await sqlOn(target)('delete from accounts where id = ?::uuid', [accountId]);
-  for (const partner of partners) await queueAccountSync(target, partner);
+  // Every account the cascades marked stale: the partners locked, and one a transfer made meanwhile joined.
+  await queueStaleSyncs(target, familyId);
 }
 
 /**
@@ -71,7 +72,7 @@ export async function deleteAccount(
   const run = sqlOn(tx);
   const [found] = await run('select 1 from accounts where id = ?::uuid and family_id = ?::uuid', [accountId, familyId]);
   if (!found) throw NotFound.entity('Account');
-  const partners = await lockWithTransferPartners(run, familyId, accountId);
+  await lockWithTransferPartners(run, familyId, accountId);
   // Read again under the lock: a concurrent delete may have won.
   const [account] = await run<{ status: string; entries: number }>(
     `select a.status, (select coalesce(sum(c.entries), 0) from account_entry_counts c where c.account_id = a.id)::int
@@ -88,7 +89,7 @@ export async function deleteAccount(
     await queueJob(tx, 'account_delete', { account_id: accountId }, { jobKey: `account_delete:${accountId}` });
     return 'pending';
   }
-  await deleteWhole(tx, familyId, accountId, partners);
+  await deleteWhole(tx, familyId, accountId);
   return 'deleted';
 }
 
@@ -110,7 +111,7 @@ export async function deleteAccountStep(target: SqlTarget, accountId: string): P
     ENTRIES_DELETED_AT_ONCE,
   ]);
   if (!more) {
-    await deleteWhole(target, account.family_id, accountId, partners);
+    await deleteWhole(target, account.family_id, accountId);
     return true;
   }
   await deleteEntries(run, accountId, ENTRIES_DELETED_AT_ONCE);
