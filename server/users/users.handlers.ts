@@ -36,8 +36,18 @@ export function usersHandlers(
     },
 
     async deleteCurrentUser({ em, principal, body, address }) {
-      const [user] = await sql<{ email: string }>(em, 'select email from users where id = ?', [principal.userId]);
+      const [user] = await sql<{ email: string; has_password: boolean }>(
+        em,
+        'select email, password_hash is not null as has_password from users where id = ?',
+        [principal.userId],
+      );
       if (!user) throw new Unauthorized();
+      if (!user.has_password) {
+        throw ValidationFailed.at(
+          '/password',
+          'The user signs in through single sign-on and has no password to confirm with',
+        );
+      }
       try {
         await signInWithPassword(
           em,

@@ -130,6 +130,20 @@ describe('deleting the signed-in user', () => {
     expect(await familyRowCounts(server, household.familyId)).toEqual(before);
   });
 
+  it('refuses a user without a password (single sign-on) and says why', async () => {
+    const household = await createHousehold(server);
+    await server.query('update users set password_hash = null where id = $1', [household.userId]);
+    const refused = await deleteMe(household.writeKey, { password: HOUSEHOLD_PASSWORD });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([
+      {
+        path: '/body/password',
+        message: 'The user signs in through single sign-on and has no password to confirm with',
+      },
+    ]);
+    expect((await server.api.call('getCurrentUser', { key: household.readKey })).status).toBe(200);
+  });
+
   it('needs a fresh one-time code from a user with a second factor', async () => {
     const household = await createHousehold(server);
     const { secret } = await enableSecondFactor(

@@ -53,7 +53,7 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
   {
     rule: 'deleting the signed-in user: their password and, with a second factor, a current unused code',
     message:
-      /^(password is not correct|otp_code is required, the user has a second factor|otp_code is not a current, unused code of the user's second factor)$/,
+      /^(password is not correct|otp_code is required, the user has a second factor|otp_code is not a current, unused code of the user's second factor|The user signs in through single sign-on and has no password to confirm with)$/,
   },
   {
     rule: "a category's parent: not itself nor nested under it; a deleted category's replacement: another one",
