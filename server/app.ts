@@ -15,6 +15,7 @@ import { WorkSlots } from './core/work-slots.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
 import { importsHandlers } from './imports/imports.handlers.ts';
+import { usersHandlers } from './users/users.handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { apiIndexHandler, SERVICE_PATHS } from './http/api-index.ts';
@@ -104,6 +105,7 @@ export async function createApp({
       }),
       ...importsHandlers(config.imports),
       getApiIndex: apiIndexHandler(document),
+      ...usersHandlers({ ...auth, aiAvailable: config.ai !== undefined }),
     },
     aiAvailable: config.ai !== undefined,
     orm,

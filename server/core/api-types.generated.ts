@@ -68,10 +68,18 @@ export interface paths {
         get: operations["getAccount"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an account
+         * @description Deletes an account with everything it holds: its transactions, valuations, trades, holdings, daily balances, and the imports of it that wrote nothing (pending, failed or expired ones with their staged rows). A transfer with one side on it goes too; the other side stays, as an ordinary transaction of its account, whose balances are brought up to date. An account of at most 1,000 entries is deleted at once in one database transaction (200). A larger one is marked `pending_deletion` (202, the account with that status) and deleted in the background, a thousand entries at a time; until then it is listed and shown with that status and takes no new transactions, valuations or trades (404), and a second delete answers 202 again. While an import of the account is being read, written or reverted the account cannot be deleted: 422. Requires the `read_write` scope.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an account
+         * @description Changes an account's name, subtype or status; members left out keep their value. A name already used by another account of the family (ignoring case) is 422. An account being deleted (`pending_deletion`) takes no changes: 404, as for one already gone. Requires the `read_write` scope.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/api/v1/categories": {
@@ -118,10 +126,18 @@ export interface paths {
         get: operations["getCategory"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a category
+         * @description Deletes a category. Its transactions become uncategorised, or move to `replacement_id` when given (a category of the family other than this one, else 422 at the parameter). Categories nested under it stay and become top-level ones. Rules that set it no longer set a category. Requires the `read_write` scope.
+         */
+        delete: operations["deleteCategory"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a category
+         * @description Changes a category's name, colour, icon or parent; members left out keep their value. A name already used by another category of the family (ignoring case), a `parent_id` that is not a category of the family, or a parent that is the category itself or nested under it: 422. Requires the `read_write` scope.
+         */
+        patch: operations["updateCategory"];
         trace?: never;
     };
     "/api/v1/merchants": {
@@ -168,10 +184,18 @@ export interface paths {
         get: operations["getMerchant"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a merchant
+         * @description Deletes a merchant; its transactions stay, without a merchant. Rules that set it no longer set a merchant. Requires the `read_write` scope.
+         */
+        delete: operations["deleteMerchant"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a merchant
+         * @description Renames a merchant; its transactions are found by the new name in a search from then on. A name already used by another merchant of the family (ignoring case): 422. Requires the `read_write` scope.
+         */
+        patch: operations["updateMerchant"];
         trace?: never;
     };
     "/api/v1/tags": {
@@ -474,11 +498,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List valuations
+         * @description Lists the family's valuations, newest date first (then the most recently created), a page at a time. `account_id` keeps one account's (none for an account of another family); `start_date` and `end_date` (inclusive) bound the dates. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listValuations"];
         put?: never;
         /**
          * Record a valuation
-         * @description Sets the balance of an account of the family on a date by recording a valuation (an entry of kind `reconciliation`). `account_id`, `amount` and `date` are required (422 otherwise). When the account already has a valuation on that date, that valuation is updated instead of a second one being created: the answer is then 200 rather than 201. An `account_id` that is not an account of the family is answered with 404. Valuations cannot be deleted through the API. Requires the `read_write` scope.
+         * @description Sets the balance of an account of the family on a date by recording a valuation (an entry of kind `reconciliation`). `account_id`, `amount` and `date` are required (422 otherwise). When the account already has a valuation on that date, that valuation is updated instead of a second one being created: the answer is then 200 rather than 201. An `account_id` that is not an account of the family is answered with 404. Requires the `read_write` scope.
          */
         post: operations["createValuation"];
         delete?: never;
@@ -507,7 +535,11 @@ export interface paths {
         get: operations["getValuation"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a valuation
+         * @description Deletes a valuation; the account's balances from its date on are computed again without it. Requires the `read_write` scope.
+         */
+        delete: operations["deleteValuation"];
         options?: never;
         head?: never;
         /**
@@ -1222,6 +1254,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/enable_ai": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn the AI assistant on for the signed-in user
+         * @description Sets the signed-in user's `ai_enabled` flag, so that the chat operations answer them; calling it again changes nothing. Needs an AI provider configured on the server, else 403 `feature_disabled` ("AI is not available for your account") and the flag stays as it was. Answers the user as `getCurrentUser` does. Requires the `read_write` scope.
+         */
+        patch: operations["enableAi"];
+        trace?: never;
+    };
+    "/api/v1/users/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user
+         * @description Returns the user the credential belongs to, with their family's name, currency, locale and date format, whether the AI assistant is on for them (`ai_enabled`) and whether they have a second factor (`mfa_enabled`). Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete the signed-in user
+         * @description Deletes the user the credential belongs to, confirmed by their password and, when they have a second factor, a current one-time code (a code works once). Their API keys, access tokens, devices, single-sign-on links and chats go with them. When they are the last member of their family, the family's data goes too: accounts with their transactions, valuations, trades, holdings and balances, categories, merchants, tags, rules, imports, exchange rates and prices. All of it in one database transaction: nothing is half-deleted. A wrong password is 422 at `/body/password`, a missing or wrong code 422 at `/body/otp_code` (not 401: the credential itself is valid), and nothing is deleted; these failures count against the same limits as failed sign-ins (429 when spent). A user created through single sign-on has no password and cannot be deleted this way (422 at `/body/password` saying so). Requires the `read_write` scope.
+         */
+        delete: operations["deleteCurrentUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the signed-in user's names
+         * @description Changes the first and last name of the user the credential belongs to; members left out keep their value, `null` (or a name blank once trimmed) clears one. Answers the user as `getCurrentUser` does. Requires the `read_write` scope.
+         */
+        patch: operations["updateCurrentUser"];
+        trace?: never;
+    };
     "/auth/mobile/{provider}": {
         parameters: {
             query?: never;
@@ -1426,6 +1506,37 @@ export interface components {
         AccountResponse: {
             data: components["schemas"]["Account"];
         };
+        /** @description Acknowledgement that a record was deleted. */
+        DeleteConfirmation: {
+            /**
+             * Format: uuid
+             * @description Id of the deleted record.
+             */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            deleted: true;
+        };
+        /** @description Envelope of a delete acknowledgement. */
+        DeleteConfirmationResponse: {
+            data: components["schemas"]["DeleteConfirmation"];
+        };
+        /** @description Body for changing an account; only the members sent are changed. Its type, currency and opening balance stay as they were opened (a valuation sets a balance on a date). */
+        AccountUpdateRequest: {
+            account: {
+                /** @description New display name; unique within the family (case-insensitive). */
+                name?: string;
+                /** @description New finer kind, for example `checking` or `exchange`; `null` removes it. */
+                subtype?: string | null;
+                /**
+                 * @description New lifecycle state. Trades and holdings are shown for `active` and `draft` accounts only. `pending_deletion` is set by deleting the account, never by a change.
+                 * @enum {string}
+                 */
+                status?: "active" | "draft" | "disabled";
+            };
+        };
         /** @description Short form of a category (id and name). */
         CategoryRef: {
             /** Format: uuid */
@@ -1473,6 +1584,22 @@ export interface components {
         CategoryResponse: {
             data: components["schemas"]["Category"];
         };
+        /** @description Body for changing a category; only the members sent are changed. */
+        CategoryUpdateRequest: {
+            category: {
+                /** @description New name; unique within the family (case-insensitive). */
+                name?: string;
+                /** @description New display colour as `#RRGGBB`. */
+                color?: string;
+                /** @description New icon identifier; `null` removes it. */
+                icon?: string | null;
+                /**
+                 * Format: uuid
+                 * @description Id of a category of the family to nest this one under; `null` makes it a top-level category. Neither the category itself nor one nested under it.
+                 */
+                parent_id?: string | null;
+            };
+        };
         /** @description A merchant (payee) of the family. */
         Merchant: {
             /** Format: uuid */
@@ -1498,6 +1625,13 @@ export interface components {
         /** @description Envelope holding one merchant. */
         MerchantResponse: {
             data: components["schemas"]["Merchant"];
+        };
+        /** @description Body for renaming a merchant. */
+        MerchantUpdateRequest: {
+            merchant: {
+                /** @description New name; unique within the family (case-insensitive). */
+                name: string;
+            };
         };
         /** @description A free-form label that can be attached to transactions. */
         Tag: {
@@ -1528,23 +1662,6 @@ export interface components {
         /** @description Envelope holding one tag. */
         TagResponse: {
             data: components["schemas"]["Tag"];
-        };
-        /** @description Acknowledgement that a record was deleted. */
-        DeleteConfirmation: {
-            /**
-             * Format: uuid
-             * @description Id of the deleted record.
-             */
-            id: string;
-            /**
-             * @description Always `true`.
-             * @constant
-             */
-            deleted: true;
-        };
-        /** @description Envelope of a delete acknowledgement. */
-        DeleteConfirmationResponse: {
-            data: components["schemas"]["DeleteConfirmation"];
         };
         /** @description Body for changing a tag; only the fields sent are changed. */
         TagUpdateRequest: {
@@ -1885,25 +2002,6 @@ export interface components {
         TransferResponse: {
             data: components["schemas"]["Transfer"];
         };
-        /** @description Body for recording a valuation. */
-        ValuationCreateRequest: {
-            valuation: {
-                /**
-                 * Format: uuid
-                 * @description Account of the family whose balance is set.
-                 */
-                account_id: string;
-                /** @description Balance of the account on `date`, in major units. */
-                amount: components["schemas"]["DecimalInput"];
-                /**
-                 * Format: date
-                 * @description Date on which the balance applies (`YYYY-MM-DD`).
-                 */
-                date: string;
-                /** @description Free-text notes. */
-                notes?: string;
-            };
-        };
         /** @description A manual valuation (reconciliation) that sets an account's balance on a date. Its id is the id of the underlying account entry. */
         Valuation: {
             /** Format: uuid */
@@ -1927,6 +2025,30 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description One page of valuations. */
+        ValuationList: {
+            data: components["schemas"]["Valuation"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Body for recording a valuation. */
+        ValuationCreateRequest: {
+            valuation: {
+                /**
+                 * Format: uuid
+                 * @description Account of the family whose balance is set.
+                 */
+                account_id: string;
+                /** @description Balance of the account on `date`, in major units. */
+                amount: components["schemas"]["DecimalInput"];
+                /**
+                 * Format: date
+                 * @description Date on which the balance applies (`YYYY-MM-DD`).
+                 */
+                date: string;
+                /** @description Free-text notes. */
+                notes?: string;
+            };
         };
         /** @description Envelope holding one valuation. */
         ValuationResponse: {
@@ -2860,6 +2982,55 @@ export interface components {
             /** @description The one-time code the app received in its callback URL (valid for 5 minutes). */
             code?: string;
         };
+        /** @description The family (household) of the signed-in user and its display preferences. */
+        CurrentUserFamily: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            currency: components["schemas"]["Currency"];
+            /** @description BCP 47 language tag used for display, for example `en-US`. */
+            locale: string;
+            /** @description strftime-style date format preferred for display, for example `%Y-%m-%d`. */
+            date_format: string;
+        };
+        /** @description The signed-in user with the family (household) they belong to. */
+        CurrentUser: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description Whether the user has turned the AI assistant on (`PATCH /api/v1/auth/enable_ai`); chats also need an AI provider configured on the server. */
+            ai_enabled: boolean;
+            /** @description Whether signing in (and deleting the user) needs a one-time code of the user's second factor (TOTP). */
+            mfa_enabled: boolean;
+            family: components["schemas"]["CurrentUserFamily"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Envelope of the signed-in user. */
+        CurrentUserResponse: {
+            data: components["schemas"]["CurrentUser"];
+        };
+        /** @description Confirmation of deleting the signed-in user: their password and, when they have a second factor, a current one-time code that has not been used yet. */
+        CurrentUserDeleteRequest: {
+            /** @description The user's password. */
+            password: string;
+            /** @description Current one-time code of the user's second factor; required when `mfa_enabled` is true. A code works once. */
+            otp_code?: string;
+        };
+        /** @description Body for changing the signed-in user's names; only the members sent are changed, `null` clears a name. */
+        CurrentUserUpdateRequest: {
+            user: {
+                /** @description New first name; blank once trimmed counts as `null`. */
+                first_name?: string | null;
+                /** @description New last name; blank once trimmed counts as `null`. */
+                last_name?: string | null;
+            };
+        };
     };
     responses: {
         /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed), or 503 `service_unavailable` while the database cannot be reached (it is restarting or recovering, or every connection is busy): repeat the request after `Retry-After` seconds. */
@@ -3159,6 +3330,11 @@ export interface components {
          * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
          */
         Id: string;
+        /**
+         * @description A category of the family that the deleted category's transactions move to; without it they become uncategorised.
+         * @example 6a2f8c14-3d9e-4b71-a5c0-8e7d1f2b9c36
+         */
+        ReplacementCategoryId: string;
         /**
          * @description Case-insensitive text matched against the ticker and the name of the security.
          * @example vanguard
@@ -3598,6 +3774,109 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            /** @description The account is large: it is marked `pending_deletion` and deleted in the background; `GET` answers 404 once it is gone. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account": {
+                 *         "name": "Joint Checking"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated account. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listCategories: {
         parameters: {
             query?: {
@@ -3787,6 +4066,96 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    deleteCategory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A category of the family that the deleted category's transactions move to; without it they become uncategorised.
+                 * @example 6a2f8c14-3d9e-4b71-a5c0-8e7d1f2b9c36
+                 */
+                replacement_id?: components["parameters"]["ReplacementCategoryId"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": {
+                 *         "name": "Food and drink",
+                 *         "color": "#F97316"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated category. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listMerchants: {
         parameters: {
             query?: {
@@ -3945,6 +4314,88 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchant": {
+                 *         "name": "Corner Grocery"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MerchantUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The renamed merchant. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -5417,6 +5868,59 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listValuations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only records of this account.
+                 * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
+                 */
+                account_id?: components["parameters"]["AccountIdFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of valuations. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValuationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     createValuation: {
         parameters: {
             query?: never;
@@ -5592,6 +6096,40 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteValuation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The valuation was deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -8666,6 +9204,185 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    enableAi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user, now with `ai_enabled` true. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No AI provider is configured on the server (`feature_disabled`), or the credential lacks the `read_write` scope (`insufficient_scope`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed-in user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b8f2c1e-9a3d-4e7f-b6c2-1d0e9f8a7b64",
+                     *         "email": "alex@example.com",
+                     *         "first_name": "Alex",
+                     *         "last_name": "Morgan",
+                     *         "ai_enabled": false,
+                     *         "mfa_enabled": false,
+                     *         "family": {
+                     *           "id": "0c4d8e2a-6b1f-4a93-8e57-2f9d1c3b4a60",
+                     *           "name": "Morgan household",
+                     *           "currency": "USD",
+                     *           "locale": "en-US",
+                     *           "date_format": "%Y-%m-%d"
+                     *         },
+                     *         "created_at": "2024-01-05T14:20:00Z",
+                     *         "updated_at": "2024-03-28T09:15:42Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery staple",
+                 *       "otp_code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CurrentUserDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description The user was deleted; every credential of theirs stops working. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b8f2c1e-9a3d-4e7f-b6c2-1d0e9f8a7b64",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body breaks the contract, the password is wrong, or the user has a second factor and the code is missing, wrong or already used. Nothing was deleted. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user": {
+                 *         "first_name": "Alexandra"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CurrentUserUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The user with the new names. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];

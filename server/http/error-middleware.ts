@@ -9,6 +9,14 @@ function isDataException(error: unknown): boolean {
   return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 }
 
+/**
+ * PostgreSQL's foreign_key_violation: a write pointed at a record (a family, a category, a tag...)
+ * that a concurrent delete removed after the write had checked it.
+ */
+function isVanishedReference(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23503';
+}
+
 /** A crash recovery of PostgreSQL takes about a second; a client waiting twice that mostly succeeds. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
@@ -29,6 +37,12 @@ export function errorAnswer(
     // compare (SQLSTATE class 22) is the client's mistake, not a server fault.
     log.warn({ err: error }, 'database refused a value from the request');
     const message = 'A value in the request cannot be stored or compared (it is out of range or malformed)';
+    return { status: 422, headers: {}, body: { error: 'validation_failed', message, errors: [{ message }] } };
+  }
+  if (isVanishedReference(error)) {
+    // Nothing was written (the statement failed whole); the client learns which race it lost.
+    log.warn({ err: error }, 'a record the request refers to was deleted meanwhile');
+    const message = 'A record this request refers to was deleted while the request ran';
     return { status: 422, headers: {}, body: { error: 'validation_failed', message, errors: [{ message }] } };
   }
   log.error({ err: error }, 'unhandled error');

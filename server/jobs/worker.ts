@@ -9,6 +9,7 @@ import {
   type ImportSettings,
 } from '../config.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
+import { accountDeleteTask } from '../accounts/account-delete.task.ts';
 import { accountSyncTask } from '../accounts/account-sync.task.ts';
 import { queueEveryStaleSync } from '../accounts/account-sync.ts';
 import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
@@ -40,6 +41,7 @@ function backgroundTasks(settings: TaskSettings): TaskList {
   const imports = settings.imports ?? importSettings({});
   return {
     account_sync: accountSyncTask,
+    account_delete: accountDeleteTask,
     import_stage: importStageTask(imports),
     import_process: importProcessTask(imports),
     import_revert: importRevertTask(imports),

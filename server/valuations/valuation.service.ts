@@ -100,3 +100,14 @@ export async function updateValuation(
     await queueAccountSync(tx, accountId);
   }).catch(balanceBoundAt({ path: '/valuation/amount' }));
 }
+
+/** Deletes a valuation under its account's lock; the sync computes the balances from its date again. */
+export async function deleteValuation(em: EntityManager, familyId: string, id: string): Promise<void> {
+  await writeUnit(em, async (tx) => {
+    const accountId = await lockEntryAccount(tx, familyId, id, 'Valuation');
+    const entry = await tx.findOneOrFail(Entry, id);
+    await tx.nativeDelete(Entry, { id: entry.id });
+    await tx.nativeDelete(Valuation, { id: entry.entryableId });
+    await queueAccountSync(tx, accountId);
+  });
+}

@@ -57,6 +57,9 @@ beforeAll(async () => {
   });
   const chat = await server.api.call('createChat', { key: household.writeKey, body: { title: 'Bad input' } });
   Object.assign(ids, {
+    Account: fixtures.accounts.checking.id,
+    Category: fixtures.categories.groceries.id,
+    Merchant: fixtures.merchants.wholeFoods.id,
     Chat: chat.body.data.id,
     Import: pendingImport.body.data.id,
     Tag: fixtures.tags.work.id,
@@ -86,7 +89,7 @@ const cases: [string, string, number, string][] = [
   ['an empty object', '{}', 422, 'validation_failed'],
   [
     'the wrapper of the wrong type',
-    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1, "valuation": 1, "trade": 1, "exchange_rates": 1, "security_prices": 1, "transfer": 1}',
+    '{"transaction": 1, "tag": 1, "account": 1, "user": 1, "category": 1, "merchant": 1, "valuation": 1, "trade": 1, "exchange_rates": 1, "security_prices": 1, "transfer": 1}',
     422,
     'validation_failed',
   ],
@@ -183,8 +186,13 @@ it('covers every implemented write operation', () => {
       'createTransaction',
       'createTransfer',
       'createValuation',
+      'deleteCurrentUser',
+      'updateAccount',
+      'updateCategory',
       'updateChat',
+      'updateCurrentUser',
       'updateImport',
+      'updateMerchant',
       'updateTag',
       'updateTrade',
       'updateTransaction',

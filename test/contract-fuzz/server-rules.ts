@@ -53,6 +53,24 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
     message:
       /^(This chat is full \(\d+ messages\); start a new chat to go on|No assistant message to retry|The latest reply is still being written; retry it once it has ended)$/,
   },
+  {
+    rule: 'deleting the signed-in user: their password and, with a second factor, a current unused code',
+    message:
+      /^(password is not correct|otp_code is required, the user has a second factor|otp_code is not a current, unused code of the user's second factor|The user signs in through single sign-on and has no password to confirm with)$/,
+  },
+  {
+    rule: "a category's parent: not itself nor nested under it; a deleted category's replacement: another one",
+    message:
+      /^(parent_id must not be the category itself or one nested under it|replacement_id must be another category than the one deleted)$/,
+  },
+  {
+    rule: 'an account is not deleted while one of its imports is in progress',
+    message: /^The account has an import in progress \(\w+\); delete the account once it has ended$/,
+  },
+  {
+    rule: 'a record the request refers to deleted while it ran',
+    message: /^A record this request refers to was deleted while the request ran$/,
+  },
 ];
 
 /** Whether a 422 to a schema-valid request names only rules the contract lists as the server's own. */
