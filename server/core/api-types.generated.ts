@@ -3777,7 +3777,13 @@ export interface operations {
     deleteAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -3792,6 +3798,7 @@ export interface operations {
             /** @description The account was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3812,6 +3819,7 @@ export interface operations {
             /** @description The account is large: it is marked `pending_deletion` and deleted in the background; `GET` answers 404 once it is gone. */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3824,6 +3832,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -3832,7 +3841,13 @@ export interface operations {
     updateAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -3858,6 +3873,7 @@ export interface operations {
             /** @description The updated account. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3871,7 +3887,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -4075,7 +4093,13 @@ export interface operations {
                  */
                 replacement_id?: components["parameters"]["ReplacementCategoryId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4090,6 +4114,7 @@ export interface operations {
             /** @description The category was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4102,6 +4127,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -4110,7 +4136,13 @@ export interface operations {
     updateCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4137,6 +4169,7 @@ export interface operations {
             /** @description The updated category. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4150,7 +4183,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -4321,7 +4356,13 @@ export interface operations {
     deleteMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4336,6 +4377,7 @@ export interface operations {
             /** @description The merchant was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4348,6 +4390,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4355,7 +4399,13 @@ export interface operations {
     updateMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4381,6 +4431,7 @@ export interface operations {
             /** @description The renamed merchant. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4394,7 +4445,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -6104,7 +6157,13 @@ export interface operations {
     deleteValuation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -6119,6 +6178,7 @@ export interface operations {
             /** @description The valuation was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6131,6 +6191,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -9212,7 +9274,13 @@ export interface operations {
     enableAi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9221,6 +9289,7 @@ export interface operations {
             /** @description The user, now with `ai_enabled` true. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -9240,6 +9309,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -9294,7 +9365,13 @@ export interface operations {
     deleteCurrentUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9313,6 +9390,7 @@ export interface operations {
             /** @description The user was deleted; every credential of theirs stops working. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -9333,7 +9411,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, the password is wrong, or the user has a second factor and the code is missing, wrong or already used. Nothing was deleted. */
             422: {
                 headers: {
@@ -9350,7 +9430,13 @@ export interface operations {
     updateCurrentUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9370,6 +9456,7 @@ export interface operations {
             /** @description The user with the new names. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -9382,7 +9469,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
