@@ -214,8 +214,27 @@ export const referenceCodes = {
 
 export type ReferenceCode = keyof typeof referenceCodes;
 
+/**
+ * The codes of what the service itself refuses or does beyond the schema: Python that does not
+ * compile (`checks/expression-check.ts`), entries that select the same object
+ * (`checks/identifier-collision-check.ts`).
+ */
+export const serviceCodes = {
+  'expression-syntax': {
+    severity: 'error',
+    meaning:
+      "An expression the service runs as Python (an expression policy's, a property mapping's, a prompt's placeholder or initial value) has a syntax error; the service refuses it.",
+  },
+  'expression-not-checked': {
+    severity: 'information',
+    meaning: "An expression too long or too tangled to parse within the checker's bounds: its Python is not checked.",
+  },
+} as const satisfies Record<string, ProblemCodeInfo>;
+
+export type ServiceCode = keyof typeof serviceCodes;
+
 /** Every code the language service reports, in one table. */
-export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes, ...referenceCodes } as const;
+export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes, ...referenceCodes, ...serviceCodes } as const;
 
 /** How many problems the language server sends an editor per document (`limitProblems`). */
 export const MAX_PUBLISHED_PROBLEMS = 1000;
