@@ -225,6 +225,11 @@ export const serviceCodes = {
     meaning:
       "An expression the service runs as Python (an expression policy's, a property mapping's, a prompt's placeholder or initial value) has a syntax error; the service refuses it.",
   },
+  'identifiers-collision': {
+    severity: 'warning',
+    meaning:
+      'An entry whose model and identifiers select the same object as an entry above it: the service updates that object again, overwriting what the first entry set.',
+  },
   'expression-not-checked': {
     severity: 'information',
     meaning: "An expression too long or too tangled to parse within the checker's bounds: its Python is not checked.",

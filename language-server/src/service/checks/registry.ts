@@ -2,6 +2,7 @@ import type { Check } from './check.ts';
 import { entryCheck } from './entry-check.ts';
 import { expressionCheck } from './expression-check.ts';
 import { findCheck } from './find-check.ts';
+import { identifierCollisionCheck } from './identifier-collision-check.ts';
 import { referenceCheck } from './reference-check.ts';
 import { tagCheck } from './tag-check.ts';
 import { topLevelCheck } from './top-level-check.ts';
@@ -18,4 +19,5 @@ export const checks: readonly Check[] = [
   findCheck,
   expressionCheck,
   referenceCheck,
+  identifierCollisionCheck,
 ];
