@@ -98,14 +98,23 @@ export const syntaxAndTagCodes = {
       '!Find/!FindObject is not [app.model, [field, value], ...]: the model is not a name, or a query is not a literal pair (e.g. flat arguments).',
   },
   'tag-find-model-unknown': {
+    severity: 'error',
+    meaning: '!Find/!FindObject names a model the release does not have; the service fails the entry.',
+  },
+  'tag-find-model-not-blueprint': {
     severity: 'warning',
     meaning:
-      '!Find/!FindObject names a model the schema does not list: often a typo, but !Find may also search models blueprints cannot create (base classes).',
+      '!Find/!FindObject names a model of the release that blueprints cannot create (a base class, a session): the search works, but its fields are not checked.',
   },
   'tag-find-field-unknown': {
+    severity: 'error',
+    meaning:
+      'A !Find/!FindObject query field (the part before any __lookup) the model has neither as a writable nor as a read-only field; the service fails the entry.',
+  },
+  'tag-find-field-unlisted': {
     severity: 'warning',
     meaning:
-      'A !Find/!FindObject query field (the part before any __lookup) the model does not list: often a typo, but read-only fields may also work.',
+      'A !Find/!FindObject query field the schema does not list, on a model whose read-only fields the checker does not know: often a typo.',
   },
 } as const satisfies Record<string, ProblemCodeInfo>;
 
