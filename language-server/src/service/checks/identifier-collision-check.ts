@@ -15,8 +15,8 @@ interface Selection {
   updates: boolean;
   /** The `identifiers` key, where a collision is reported. */
   identifiersKey: BNode;
-  /** The identifiers as written, for the message. */
-  shown: string;
+  /** The identifiers mapping, shown in the message. */
+  identifiers: BNode;
 }
 
 /**
@@ -44,7 +44,11 @@ function collectCollisions(root: BNode | undefined, index: SchemaIndex, text: st
     if (earlier && selection.updates) {
       const line = lineIndexOf(text).positionAt(earlier.start).line + 1;
       const model = selection.key.slice(0, selection.key.indexOf('\u0000'));
-      const message = `This entry selects the same ${model} as the entry at line ${line} (identifiers ${selection.shown}): the service updates that object again, overwriting what the entry at line ${line} set.`;
+      const shown = text
+        .slice(selection.identifiers.start, selection.identifiers.end)
+        .replace(/\s+/g, ' ')
+        .slice(0, 120);
+      const message = `This entry selects the same ${model} as the entry at line ${line} (identifiers ${shown}): the service updates that object again, overwriting what the entry at line ${line} set.`;
       problems.push(problem(serviceCodes, 'identifiers-collision', selection.identifiersKey.range, message));
     }
     if (!earlier || selection.updates) live.set(selection.key, entry);
@@ -91,7 +95,7 @@ function readSelection(entry: BNode, index: SchemaIndex, text: string): Selectio
     absent: stateName === 'absent',
     updates: stateName === 'present',
     identifiersKey: identifiers.key,
-    shown: text.slice(map.start, map.end).replace(/\s+/g, ' ').slice(0, 120),
+    identifiers: map,
   };
 }
 

@@ -88,8 +88,24 @@ export type PythonProblem =
   /** Too long or too tangled to parse within the bounds: not checked. */
   | { kind: 'not-checked'; at: number; reason: 'length' | 'steps' };
 
+/**
+ * Problems of the expressions read last, by their text: a blueprint often repeats an expression
+ * (the same mapping for several sources), and an edit re-checks entries whose expressions did not
+ * change. Oldest out first.
+ */
+const recent = new Map<string, PythonProblem | undefined>();
+const RECENT_SIZE = 512;
+
 /** The first syntax problem of an expression as the service compiles it, or undefined when there is none. */
 export function pythonProblem(code: string): PythonProblem | undefined {
+  if (recent.has(code)) return recent.get(code);
+  const found = readProblem(code);
+  if (recent.size >= RECENT_SIZE) recent.delete(recent.keys().next().value!);
+  recent.set(code, found);
+  return found;
+}
+
+function readProblem(code: string): PythonProblem | undefined {
   if (code.length > MAX_EXPRESSION_LENGTH) return { kind: 'not-checked', at: 0, reason: 'length' };
   if (code.split('\n').every((line) => /^\s*(#.*)?$/.test(line))) return { kind: 'empty', at: 0 };
   const wrapped = wrap(code);
