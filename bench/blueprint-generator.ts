@@ -172,6 +172,12 @@ export function generateBlueprint(
     return stringValue(field, n, plainOnly);
   };
 
+  const pythonFields = new Set(['expression', 'placeholder', 'initial_value']);
+  const pythonValue = (n: number): string =>
+    random.chance(0.5)
+      ? quote(`return ${quote(`${random.pick(WORDS)}-${n}`)}`)
+      : `|\n          groups = [group.name for group in request.user.groups.all()]\n          return ${quote(random.pick(WORDS))} in groups`;
+
   const lines: string[] = [
     'version: 1',
     'metadata:',
@@ -202,7 +208,9 @@ export function generateBlueprint(
     if (random.chance(0.3)) lines.push(`      state: ${random.pick(['present', 'created'])}`);
     if (conditional) lines.push('      conditions:', '        - !Context enable_extras');
     const identifierField = random.pick(model.stringFields);
-    lines.push('      identifiers:', `        ${identifierField}: ${quote(`${words(2)} ${n}`)}`);
+    const identifier = `${words(2)} ${n}`;
+    const identifierText = quote(pythonFields.has(identifierField) ? `return ${quote(identifier)}` : identifier);
+    lines.push('      identifiers:', `        ${identifierField}: ${identifierText}`);
     lines.push('      attrs:');
     const attrCount = Math.min(model.fields.length, int(3, 8));
     const chosen = new Set<string>();
@@ -210,9 +218,11 @@ export function generateBlueprint(
     for (const rule of model.rules) keepRule(rule, chosen);
     for (const [fieldName, field] of model.fields) {
       if (!chosen.has(fieldName) || fieldName === identifierField) continue;
-      const text = value(field, n);
+      // Fields the service runs as Python hold Python, as in a real blueprint.
+      const text = pythonFields.has(fieldName) ? pythonValue(n) : value(field, n);
       if (/^"[^"]*"$/.test(text)) editableLines.push(lines.length);
-      lines.push(`        ${fieldName}: ${text}`);
+      const [head, ...blockLines] = text.split('\n');
+      lines.push(`        ${fieldName}: ${head}`, ...blockLines);
     }
     if (model.permissions.length > 0 && random.chance(0.05)) {
       lines.push(

@@ -5,14 +5,17 @@
  * 'stop', lets its running jobs finish and exits normally.
  */
 import { loadConfig } from '../server/config.ts';
+import { lowerProcessPriority } from '../server/jobs/job-priority.ts';
 import { startWorker } from '../server/jobs/worker.ts';
 import { createLogger } from '../server/core/logger.ts';
 
 const config = loadConfig();
+lowerProcessPriority(config.workerNiceness, undefined);
 const worker = await startWorker({
   connectionString: process.env.DATABASE_URL!,
   concurrency: config.workerConcurrency,
   pollIntervalMs: config.workerPollIntervalMs,
+  niceness: config.workerNiceness,
   imports: config.imports,
   logger: createLogger('warn'),
 });

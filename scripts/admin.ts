@@ -1,16 +1,7 @@
 /**
- * Administration from the shell. The last line of stdout is a JSON result; logs go to stderr.
- * Uses DATABASE_URL when set, else the embedded database (attaching to it when `npm start` runs).
- *
- *   create-user     --email E --password P --family NAME [--currency USD] [--ai]
- *   create-api-key  --email E --scope read|read_write [--name N] [--expires-in-days D]
- *   revoke-api-key  --key K
- *   deactivate-user --email E        (activate-user --email E undoes it; tokens stay revoked)
- *   revoke-tokens   --email E        (signs the user out of every device)
- *   enable-mfa      --email E        (prints the TOTP secret and otpauth URL, once)
- *   disable-mfa     --email E
- *   enable-ai       --email E        (lets the user chat with the assistant)
- *   disable-ai      --email E
+ * Administration from the shell: the commands and exit codes are in USAGE below (and the README).
+ * The last line of stdout is a JSON result; logs go to stderr. Uses DATABASE_URL when set, else
+ * the embedded database (attaching to it when `npm start` runs).
  */
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -29,7 +20,13 @@ import { User } from '../server/users/user.entity.ts';
 import { createUserWithFamily, EmailTaken } from '../server/users/user.service.ts';
 import { createLogger } from '../server/core/logger.ts';
 
+/** The command line is wrong: exit 2, before anything is looked up. */
 class UsageError extends Error {}
+/** The command was understood and refused by what is stored (no such user, email taken): exit 1. */
+class Refused extends Error {}
+
+/** Exit codes, as USAGE and the README state them. */
+const EXIT = { done: 0, refused: 1, usage: 2 } as const;
 
 const USAGE = `usage: npm run --silent admin -- <command> [options]
   create-user     --email E --password P --family NAME [--currency USD] [--ai]
@@ -42,8 +39,11 @@ const USAGE = `usage: npm run --silent admin -- <command> [options]
   disable-mfa     --email E
   enable-ai       --email E
   disable-ai      --email E
+  help            this text (also --help, -h)
 secrets stay out of the process list with --password-stdin / --key-stdin (first line of stdin)
-or the environment variables ADMIN_PASSWORD / ADMIN_API_KEY instead of --password / --key`;
+or the environment variables ADMIN_PASSWORD / ADMIN_API_KEY instead of --password / --key
+exit codes: 0 done (the last line of stdout is JSON); 1 refused or failed (the email is taken,
+no user or key matches, the database cannot be reached); 2 usage error (nothing was looked up)`;
 
 /** Where a secret may come from instead of the command line, which \`ps\` shows to every local user. */
 const SECRETS = [
@@ -82,7 +82,7 @@ function required(options: Options, name: string): string {
 
 async function findUser(em: EntityManager, email: string): Promise<User> {
   const user = await em.findOne(User, { email: email.trim().toLowerCase() });
-  if (!user) throw new UsageError(`no user with email ${email}`);
+  if (!user) throw new Refused(`no user with email ${email}`);
   return user;
 }
 
@@ -138,7 +138,7 @@ const commands: Record<
     check: (options) => void required(options, 'key'),
     async run(em, options) {
       const apiKey = await em.findOne(ApiKey, { keyDigest: digestApiKey(required(options, 'key').trim()) });
-      if (!apiKey) throw new UsageError('no such API key');
+      if (!apiKey) throw new Refused('no such API key');
       await revokeApiKey(em, apiKey);
       return { id: apiKey.id, revoked: true };
     },
@@ -207,8 +207,14 @@ function aiSwitch(enabled: boolean): (typeof commands)[string] {
   };
 }
 
+const HELP = new Set(['help', '--help', '-h']);
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name !== undefined && HELP.has(name)) {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT.done;
+  }
   const command = name ? commands[name] : undefined;
   let options: Options;
   try {
@@ -227,34 +233,39 @@ async function main(argv: string[]): Promise<number> {
         key: { type: 'string' },
         'password-stdin': { type: 'boolean' },
         'key-stdin': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }).values;
+    if (options.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return EXIT.done;
+    }
     await readSecrets(options);
     command.check(options);
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n${USAGE}\n`);
-    return 2;
+    return EXIT.usage;
   }
 
-  const config = loadConfig();
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', pino.destination(2));
-  const database = await resolveDatabase(config, logger);
-  const orm = await openOrm(database.url, 2);
   try {
-    const result = await command.run(orm.em.fork(), options, config);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError || error instanceof EmailTaken) {
-      process.stderr.write(`error: ${error.message}\n`);
-      // A bad argument is a usage error (2); an email already taken is a refused operation (1).
-      return error instanceof UsageError ? 2 : 1;
+    const config = loadConfig();
+    const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', pino.destination(2));
+    const database = await resolveDatabase(config, logger);
+    const orm = await openOrm(database.url, 2);
+    try {
+      const result = await command.run(orm.em.fork(), options, config);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return EXIT.done;
+    } finally {
+      await orm.close();
+      await database.stop();
     }
-    throw error;
-  } finally {
-    await orm.close();
-    await database.stop();
+  } catch (error) {
+    // Refused by what is stored, or failed (no database, say): either way not done.
+    const known = error instanceof Refused || error instanceof EmailTaken;
+    process.stderr.write(`error: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
+    return EXIT.refused;
   }
 }
 

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -14,8 +15,10 @@ import { WorkSlots } from './core/work-slots.ts';
 import type { Config } from './config.ts';
 import { handlers } from './handlers.ts';
 import { importsHandlers } from './imports/imports.handlers.ts';
+import { usersHandlers } from './users/users.handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
+import { apiIndexHandler, SERVICE_PATHS } from './http/api-index.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
 import { clientAddressMiddleware } from './http/client-address.ts';
@@ -66,16 +69,21 @@ export async function createApp({
   // Koa's `proxy` would believe the left-most X-Forwarded-For entry: the client address is ours.
   const app = new Koa({ proxy: false });
   // Import requests that move much data (a 10 MiB CSV in, a million staged rows out) run at most a
-  // quarter of the pool's size at once, so a flood of them leaves the rest to everyone else.
-  const importSlots = new WorkSlots(Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 1) / 4)), Infinity);
+  // quarter of the pool's size at once, and at most one per two cores (each keeps one busy: parsing
+  // here, compressing into TOAST in its backend), so a flood of them leaves the rest to everyone else.
+  const poolShare = Math.floor((orm.config.get('pool')?.max ?? 1) / 4);
+  const importSlots = new WorkSlots(
+    Math.max(1, Math.min(poolShare, Math.floor(os.availableParallelism() / 2))),
+    Infinity,
+  );
   const documentJson = JSON.stringify(document);
 
   const publicRoutes = new Router();
-  publicRoutes.get('/api/v1/openapi.json', (ctx) => {
+  publicRoutes.get(SERVICE_PATHS.openapi, (ctx) => {
     ctx.type = 'application/json';
     ctx.body = documentJson;
   });
-  publicRoutes.get('/', (ctx) => ctx.redirect('/docs'));
+  publicRoutes.get('/', (ctx) => ctx.redirect(SERVICE_PATHS.docs));
 
   const auth: AuthDependencies = {
     config,
@@ -96,6 +104,8 @@ export async function createApp({
         limit: { perHour: config.aiMessagesPerHour },
       }),
       ...importsHandlers(config.imports),
+      getApiIndex: apiIndexHandler(document),
+      ...usersHandlers({ ...auth, aiAvailable: config.ai !== undefined }),
     },
     aiAvailable: config.ai !== undefined,
     orm,
@@ -103,6 +113,7 @@ export async function createApp({
     accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
     admission: { createImport: importSlots, deleteImport: importSlots },
+    clock,
   });
 
   app.use(clientAddressMiddleware(config.trustProxy));

@@ -44,6 +44,11 @@ export interface Config {
   /** How often an idle worker looks for due jobs, besides being notified (WORKER_POLL_INTERVAL_MS, default 2000). */
   workerPollIntervalMs: number;
   /**
+   * Niceness of the background work (WORKER_NICENESS, 0-19, default 10): the job connections'
+   * PostgreSQL backends when the database runs on this host, and `npm run worker`'s own process.
+   */
+  workerNiceness: number;
+  /**
    * Assistant replies written at once (AI_WORKER_CONCURRENCY, default 2), by a runner of their own
    * beside the WORKER_CONCURRENCY one: replies waiting on a model never hold the slots of syncs and imports.
    */
@@ -306,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerEnabled: boolean(env, 'WORKER_ENABLED', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     workerPollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 2000, 100, 3_600_000),
+    workerNiceness: integer(env, 'WORKER_NICENESS', 10, 0, 19),
     aiWorkerConcurrency: integer(env, 'AI_WORKER_CONCURRENCY', DEFAULT_AI_WORKER_CONCURRENCY, 1, 100),
     loginAttemptsPerAddress: integer(env, 'LOGIN_ATTEMPTS_PER_ADDRESS', 30, 0, 1_000_000_000),
     loginAttemptWindowSeconds: integer(env, 'LOGIN_ATTEMPT_WINDOW_SECONDS', 60, 1, 31 * 86_400),

@@ -16,7 +16,7 @@ import { valuationsHandlers } from './valuations/valuations.handlers.ts';
 /**
  * Every implemented resource operation, by operationId. The sign-in operations need settings and
  * keys, so app.ts adds them (auth/auth.handlers.ts, auth/mobile-sso.handlers.ts), and so do the chat
- * operations (assistant/chats.handlers.ts) and the import operations (imports/imports.handlers.ts). The router refuses to start when an operation has none.
+ * operations (assistant/chats.handlers.ts), the import operations (imports/imports.handlers.ts) and the signed-in user's (users/users.handlers.ts). The router refuses to start when an operation has none.
  */
 export const handlers: Partial<{ [K in OperationId]: Handler<K> }> = {
   ...accountsHandlers,

@@ -6,10 +6,12 @@ import { loadSealingKey } from './auth/secret-box.ts';
 import { pruneSsoRecords } from './auth/sso-codes.ts';
 import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
+import { takeOverStopSignals } from './db/embedded-postgres.ts';
 import { openOrm } from './db/orm.ts';
 import { ensureDemoAccess } from './demo/demo-access.ts';
 import { pruneRateLimits } from './core/rate-limit.ts';
 import { sqlOn } from './core/sql.ts';
+import { SERVICE_PATHS } from './http/api-index.ts';
 import { createHttpServer } from './http/http-server.ts';
 import { startWorker, surviveLostConnections } from './jobs/worker.ts';
 import { createLogger } from './core/logger.ts';
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
         concurrency: config.workerConcurrency,
         aiConcurrency: config.aiWorkerConcurrency,
         pollIntervalMs: config.workerPollIntervalMs,
+        niceness: config.workerNiceness,
         ai: config.ai,
         imports: config.imports,
         logger: logger.child({ component: 'worker' }),
@@ -50,10 +53,11 @@ async function main(): Promise<void> {
   logger.info({ port }, 'listening');
   // For the person at the terminal, on stderr: stdout carries only JSON log lines (which a log
   // collector may keep), and the demo key must not end up among them.
+  // Every URL printed here answers 200 (test/cli/start.test.ts fetches each).
   process.stderr.write(
-    `\nFinance API v1 is running at ${base}/api/v1\n` +
-      `  docs:     ${base}/docs\n` +
-      `  contract: ${base}/api/v1/openapi.json\n` +
+    `\nFinance API v1 is running at ${base}${SERVICE_PATHS.index}\n` +
+      `  docs:     ${base}${SERVICE_PATHS.docs}\n` +
+      `  contract: ${base}${SERVICE_PATHS.openapi}\n` +
       (demo
         ? `  demo user ${demo.email}; read_write API key:\n    ${demo.key}\n` +
           `  try: curl -H "X-Api-Key: ${demo.key}" ${base}/api/v1/transactions?per_page=5\n`
@@ -95,13 +99,7 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
-  // embedded-postgres installs a signal hook (async-exit-hook) that stops PostgreSQL and exits with
-  // 130 at once, racing the ordered shutdown below (requests in flight would lose their database).
-  // This process owns its lifecycle, so that hook is replaced by ours.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => void stop(signal));
-  }
+  takeOverStopSignals((signal) => void stop(signal));
 }
 
 main().catch((error: unknown) => {

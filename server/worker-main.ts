@@ -1,6 +1,8 @@
 import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
+import { takeOverStopSignals } from './db/embedded-postgres.ts';
 import { openOrm } from './db/orm.ts';
+import { lowerProcessPriority } from './jobs/job-priority.ts';
 import { startWorker, surviveLostConnections } from './jobs/worker.ts';
 import { createLogger } from './core/logger.ts';
 
@@ -9,6 +11,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const database = await resolveDatabase(config, logger);
+  // Not when this process runs the embedded database: a postmaster it restarts would inherit it.
+  if (config.databaseUrl) lowerProcessPriority(config.workerNiceness, logger);
   // Migrations first, so a worker started alone finds the schema its jobs read.
   const orm = await openOrm(database.url, 1);
   await orm.close();
@@ -17,6 +21,7 @@ async function main(): Promise<void> {
     concurrency: config.workerConcurrency,
     aiConcurrency: config.aiWorkerConcurrency,
     pollIntervalMs: config.workerPollIntervalMs,
+    niceness: config.workerNiceness,
     ai: config.ai,
     imports: config.imports,
     logger: logger.child({ component: 'worker' }),
@@ -32,10 +37,7 @@ async function main(): Promise<void> {
     await database.stop();
     process.exit(0);
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => void stop(signal));
-  }
+  takeOverStopSignals((signal) => void stop(signal));
 }
 
 main().catch((error: unknown) => {

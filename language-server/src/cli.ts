@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { allowedValues } from './cli/allowed-values.ts';
 import type { LintResult } from './cli/diagnostics.ts';
 import { countProblems } from './cli/diagnostics.ts';
 import { formatGithub } from './cli/format-github.ts';
@@ -101,7 +102,14 @@ export function main(args: readonly string[], out = process.stdout, err = proces
       } catch (error) {
         throw new UsageError(`cannot read ${file}: ${error instanceof Error ? error.message : error}`);
       }
-      return { file, text, problems: service.doValidation(text, file.endsWith('.json') ? 'json' : 'yaml') };
+      const kind = file.endsWith('.json') ? 'json' : 'yaml';
+      const problems = service.doValidation(text, kind);
+      return {
+        file,
+        text,
+        problems,
+        ...(format === 'stylish' ? { allowedValues: allowedValues(service, text, kind, problems) } : {}),
+      };
     });
     const output = formatters[format as keyof typeof formatters](results);
     if (output !== '') out.write(`${output}\n`);

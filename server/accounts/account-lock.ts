@@ -7,7 +7,8 @@ import { accountSyncCall } from './account-sync.ts';
  * The lock order of every write of an entry: the account row first, before entries, their details,
  * taggings, the entry counts kept by triggers and the job queue. Writes to one account then run one
  * after the other instead of deadlocking on those rows in different orders (the account sync job
- * takes the same lock first). Returns the account, or 404 when the family has no such account.
+ * takes the same lock first). Returns the account, or 404 when the family has no such account (or
+ * it is being deleted).
  * With `queueSync`, the same statement queues the account's sync once the row is locked: one round
  * trip fewer while the lock is held (writes to one account queue behind it: bench/README.md).
  */
@@ -18,7 +19,8 @@ export async function lockAccount<Row extends { id: string } = { id: string }>(
   columns = 'id',
   options: { queueSync?: boolean } = {},
 ): Promise<Row> {
-  const lock = `select ${columns} from accounts where id = ? and family_id = ? for update`;
+  // An account being deleted takes no more entries: 404, as once it is gone.
+  const lock = `select ${columns} from accounts where id = ? and family_id = ? and status <> 'pending_deletion' for update`;
   const sync = accountSyncCall(accountId);
   // The outer select runs the call for the row the CTE has locked (never before, never without one).
   const [account] = options.queueSync
@@ -54,4 +56,24 @@ export async function lockEntryAccount(
     if (still) return owner.account_id;
   }
   throw NotFound.entity(kind);
+}
+
+/**
+ * Locks, in id order, the accounts holding transactions whose `column` is `recordId`: a change to
+ * all of them at once (their category or merchant deleted, a merchant renamed, which rewrites
+ * their entries' search text) keeps the lock order of every entry write.
+ */
+export async function lockAccountsOfTransactions(
+  tx: EntityManager,
+  column: 'category_id' | 'merchant_id',
+  recordId: string,
+): Promise<void> {
+  await sql(
+    tx,
+    `select a.id from accounts a
+      where a.id in (select e.account_id from transactions t join entries e on e.entryable_id = t.id
+                      where t.${column} = ?)
+      order by a.id for update`,
+    [recordId],
+  );
 }

@@ -1,10 +1,14 @@
 import type { Handlers } from '../http/contract.ts';
 import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findAccount, searchAccounts } from './account.queries.ts';
-import { createAccount } from './account.service.ts';
+import { writeUnit } from '../core/write-unit.ts';
+import { deleteAccount } from './account-deletion.ts';
+import { createAccount, updateAccount } from './account.service.ts';
 import { accountView } from './account.view.ts';
 
-export const accountsHandlers: Handlers<'listAccounts' | 'getAccount' | 'createAccount'> = {
+export const accountsHandlers: Handlers<
+  'listAccounts' | 'getAccount' | 'createAccount' | 'updateAccount' | 'deleteAccount'
+> = {
   async listAccounts({ em, principal, query }) {
     const page = pageRequest(query);
     const { rows, total } = await searchAccounts(em, principal.familyId, page);
@@ -16,5 +20,14 @@ export const accountsHandlers: Handlers<'listAccounts' | 'getAccount' | 'createA
   async createAccount({ em, principal, body }) {
     const id = await createAccount(em, principal.familyId, body.account);
     return { status: 201, body: { data: accountView(await findAccount(em, principal.familyId, id)) } };
+  },
+  async updateAccount({ em, principal, params, body }) {
+    await updateAccount(em, principal.familyId, params.id, body.account);
+    return { status: 200, body: { data: accountView(await findAccount(em, principal.familyId, params.id)) } };
+  },
+  async deleteAccount({ em, principal, params }) {
+    const outcome = await writeUnit(em, (tx) => deleteAccount(tx, principal.familyId, params.id));
+    if (outcome === 'deleted') return { status: 200, body: { data: { id: params.id, deleted: true } } };
+    return { status: 202, body: { data: accountView(await findAccount(em, principal.familyId, params.id)) } };
   },
 };

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { pagedRows, sql } from '../core/sql.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
 import { NotFound } from '../core/errors.ts';
-import type { PageRequest } from '../core/pagination.ts';
+import { paginationMeta, type PageRequest } from '../core/pagination.ts';
 
 export interface ChatRow {
   id: string;
@@ -30,8 +30,10 @@ export interface MessageJson {
     function_name: string;
     function_arguments: Record<string, unknown>;
     function_result: Record<string, unknown>;
+    created_at: string;
   }[];
   created_at: string;
+  updated_at: string;
 }
 
 const SELECT = 'c.id, c.title, c.error, c.last_message_at, c.message_count, c.created_at, c.updated_at';
@@ -47,9 +49,9 @@ export const MESSAGE_JSON = `json_build_object(
   'tool_calls', coalesce((
     select json_agg(json_build_object('id', t.id, 'type', 'function', 'provider_id', t.provider_id,
       'function_name', t.function_name, 'function_arguments', t.function_arguments,
-      'function_result', t.function_result) order by t.seq)
+      'function_result', t.function_result, 'created_at', ${jsonTime('t.created_at')}) order by t.seq)
     from chat_tool_calls t where t.message_id = m.id), '[]'::json),
-  'created_at', ${jsonTime('m.created_at')})`;
+  'created_at', ${jsonTime('m.created_at')}, 'updated_at', ${jsonTime('m.updated_at')})`;
 
 /** The API's chat object (summary form). */
 export function chatView(row: ChatRow) {
@@ -78,15 +80,28 @@ export function searchChats(em: EntityManager, userId: string, page: PageRequest
   );
 }
 
-/** One chat of the user with every message and tool call, or 404 (also for another user's chat). */
-export async function findChatDetail(em: EntityManager, userId: string, id: string) {
-  const [row] = await sql<ChatRow & { messages: MessageJson[] }>(
+/** How many messages a chat shows a page when the client does not say (the reference's page). */
+export const MESSAGES_PER_PAGE = 50;
+
+/**
+ * One chat of the user with one page of its messages (oldest first) and their tool calls, and the
+ * page's `meta`; 404 also for another user's chat.
+ */
+export async function findChatDetail(
+  em: EntityManager,
+  userId: string,
+  id: string,
+  page: PageRequest = { page: 1, perPage: MESSAGES_PER_PAGE },
+) {
+  const [row] = await sql<ChatRow & { messages: MessageJson[]; total: number }>(
     em,
-    `select ${SELECT}, coalesce((select json_agg(${MESSAGE_JSON} order by m.seq)
-       from chat_messages m where m.chat_id = c.id), '[]'::json) as messages
+    `select ${SELECT},
+       coalesce((select json_agg(${MESSAGE_JSON} order by m.seq)
+         from (select * from chat_messages where chat_id = c.id order by seq limit ? offset ?) m), '[]'::json) as messages,
+       (select count(*)::int from chat_messages where chat_id = c.id) as total
      from chats c where c.id = ? and c.user_id = ?`,
-    [id, userId],
+    [page.perPage, (page.page - 1) * page.perPage, id, userId],
   );
   if (!row) throw NotFound.entity('Chat');
-  return { ...chatView(row), messages: row.messages };
+  return { data: { ...chatView(row), messages: row.messages }, meta: paginationMeta(page, row.total) };
 }

@@ -1,6 +1,6 @@
 import type { Handlers } from '../http/contract.ts';
 import { pageRequest, paginationMeta } from '../core/pagination.ts';
-import { chatView, findChatDetail, searchChats } from './chat.queries.ts';
+import { chatView, findChatDetail, MESSAGES_PER_PAGE, searchChats } from './chat.queries.ts';
 import { createChat, deleteChat, postMessage, renameChat, retryReply, type ChatSettings } from './chat.service.ts';
 
 type ChatOperations =
@@ -16,14 +16,15 @@ export function chatsHandlers(settings: ChatSettings): Handlers<ChatOperations> 
     },
     async createChat({ em, principal, body }) {
       const id = await createChat(em, principal.userId, body, settings);
-      return { status: 201, body: { data: await findChatDetail(em, principal.userId, id) } };
+      return { status: 201, body: await findChatDetail(em, principal.userId, id) };
     },
-    async getChat({ em, principal, params }) {
-      return { status: 200, body: { data: await findChatDetail(em, principal.userId, params.id) } };
+    async getChat({ em, principal, params, query }) {
+      const page = pageRequest(query, MESSAGES_PER_PAGE);
+      return { status: 200, body: await findChatDetail(em, principal.userId, params.id, page) };
     },
     async updateChat({ em, principal, params, body }) {
       await renameChat(em, principal.userId, params.id, body.title);
-      return { status: 200, body: { data: await findChatDetail(em, principal.userId, params.id) } };
+      return { status: 200, body: await findChatDetail(em, principal.userId, params.id) };
     },
     async deleteChat({ em, principal, params }) {
       await deleteChat(em, principal.userId, params.id);

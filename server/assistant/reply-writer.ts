@@ -162,7 +162,7 @@ async function writeReply(deps: ReplyDependencies, chatId: string, reply: Pendin
   await run(
     db,
     `with calls as (delete from chat_tool_calls where message_id = ?::uuid)
-     update chat_messages set content = '' where id = ?::uuid`,
+     update chat_messages set content = '', updated_at = now() where id = ?::uuid`,
     [reply.id, reply.id],
   );
   // One signal ends every request and wait of the reply: at its deadline, or when the worker stops.

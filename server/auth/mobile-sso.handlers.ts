@@ -169,7 +169,14 @@ export function mobileSsoHandlers(deps: AuthDependencies): Handlers<'startMobile
       const user = await findLinkedUser(em, provider.name, claims.sub);
       if (user) {
         if (!user.active) throw new SsoFailure('account_deactivated', 'Account has been deactivated');
-        if (user.otp_required) return toApp({ status: 'mfa_not_supported' });
+        // The reference's app reads only `error` and `message` of an outcome that is no sign-in.
+        if (user.otp_required) {
+          return toApp({
+            status: 'mfa_not_supported',
+            error: 'mfa_not_supported',
+            message: 'MFA users should sign in with email and password',
+          });
+        }
         const code = await issueCode(em, 'exchange', user.id, { device: flow.device }, clock());
         return toApp({ code });
       }

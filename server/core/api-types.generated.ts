@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/api/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the index of the API
+         * @description Says which API this is and where to read about it: its name, the version of this contract, and links to the documentation page and to this contract as JSON (paths on this server). No credential is needed; the answer is counted against the client address's rate limit.
+         */
+        get: operations["getApiIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts": {
         parameters: {
             query?: never;
@@ -48,10 +68,18 @@ export interface paths {
         get: operations["getAccount"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an account
+         * @description Deletes an account with everything it holds: its transactions, valuations, trades, holdings, daily balances, and the imports of it that wrote nothing (pending, failed or expired ones with their staged rows). A transfer with one side on it goes too; the other side stays, as an ordinary transaction of its account, whose balances are brought up to date. An account of at most 1,000 entries is deleted at once in one database transaction (200). A larger one is marked `pending_deletion` (202, the account with that status) and deleted in the background, a thousand entries at a time; until then it is listed and shown with that status and takes no new transactions, valuations or trades (404), and a second delete answers 202 again. While an import of the account is being read, written or reverted the account cannot be deleted: 422. Requires the `read_write` scope.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an account
+         * @description Changes an account's name, subtype or status; members left out keep their value. A name already used by another account of the family (ignoring case) is 422. An account being deleted (`pending_deletion`) takes no changes: 404, as for one already gone. Requires the `read_write` scope.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/api/v1/categories": {
@@ -98,10 +126,18 @@ export interface paths {
         get: operations["getCategory"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a category
+         * @description Deletes a category. Its transactions become uncategorised, or move to `replacement_id` when given (a category of the family other than this one, else 422 at the parameter). Categories nested under it stay and become top-level ones. Rules that set it no longer set a category. Requires the `read_write` scope.
+         */
+        delete: operations["deleteCategory"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a category
+         * @description Changes a category's name, colour, icon or parent; members left out keep their value. A name already used by another category of the family (ignoring case), a `parent_id` that is not a category of the family, or a parent that is the category itself or nested under it: 422. Requires the `read_write` scope.
+         */
+        patch: operations["updateCategory"];
         trace?: never;
     };
     "/api/v1/merchants": {
@@ -148,10 +184,18 @@ export interface paths {
         get: operations["getMerchant"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a merchant
+         * @description Deletes a merchant; its transactions stay, without a merchant. Rules that set it no longer set a merchant. Requires the `read_write` scope.
+         */
+        delete: operations["deleteMerchant"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename a merchant
+         * @description Renames a merchant; its transactions are found by the new name in a search from then on. A name already used by another merchant of the family (ignoring case): 422. Requires the `read_write` scope.
+         */
+        patch: operations["updateMerchant"];
         trace?: never;
     };
     "/api/v1/tags": {
@@ -278,6 +322,8 @@ export interface paths {
          *     The stored sign comes from `nature`: `income`/`inflow` store the amount as money in (negative), `expense`/`outflow` as money out (positive), whatever sign was sent; without `nature` the amount is stored as sent (positive = expense). `currency` defaults to the account's currency.
          *
          *     An `account_id` that is not an account of the family is answered with 404; a `category_id`, `merchant_id` or `tag_ids` entry that is not a record of the family is answered with 422. Requires the `read_write` scope.
+         *
+         *     Idempotent create: with `external_id` (and `source`, `api` when omitted) an account holds at most one transaction per pair, a unique index of the database. A create repeating an account's pair answers 200 with the transaction already stored, unchanged, whatever else the body says; of concurrent identical creates one writes (201) and the others answer 200 with the same transaction. `source` without `external_id` is 422.
          */
         post: operations["createTransaction"];
         delete?: never;
@@ -452,11 +498,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List valuations
+         * @description Lists the family's valuations, newest date first (then the most recently created), a page at a time. `account_id` keeps one account's (none for an account of another family); `start_date` and `end_date` (inclusive) bound the dates. Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["listValuations"];
         put?: never;
         /**
          * Record a valuation
-         * @description Sets the balance of an account of the family on a date by recording a valuation (an entry of kind `reconciliation`). `account_id`, `amount` and `date` are required (422 otherwise). When the account already has a valuation on that date, that valuation is updated instead of a second one being created: the answer is then 200 rather than 201. An `account_id` that is not an account of the family is answered with 404. Valuations cannot be deleted through the API. Requires the `read_write` scope.
+         * @description Sets the balance of an account of the family on a date by recording a valuation (an entry of kind `reconciliation`). `account_id`, `amount` and `date` are required (422 otherwise). When the account already has a valuation on that date, that valuation is updated instead of a second one being created: the answer is then 200 rather than 201. An `account_id` that is not an account of the family is answered with 404. Requires the `read_write` scope.
          */
         post: operations["createValuation"];
         delete?: never;
@@ -485,7 +535,11 @@ export interface paths {
         get: operations["getValuation"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a valuation
+         * @description Deletes a valuation; the account's balances from its date on are computed again without it. Requires the `read_write` scope.
+         */
+        delete: operations["deleteValuation"];
         options?: never;
         head?: never;
         /**
@@ -921,7 +975,7 @@ export interface paths {
         };
         /**
          * Get a chat
-         * @description Returns one chat of the user with all its messages, oldest first, and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
+         * @description Returns one chat of the user with one page of its messages, oldest first (`page`, `per_page` from 1 to 100, 50 by default; `meta` as in every collection), and the tool calls made by the assistant. While a reply is being written its `content` grows as the model produces it (`status: pending`); poll until it is `complete` or `failed` (then the chat's `error` says why). Needs AI features enabled for the user (otherwise 403 `feature_disabled`, checked before the scope). Requires the `read` scope (a `read_write` credential also works).
          */
         get: operations["getChat"];
         put?: never;
@@ -1200,6 +1254,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/enable_ai": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn the AI assistant on for the signed-in user
+         * @description Sets the signed-in user's `ai_enabled` flag, so that the chat operations answer them; calling it again changes nothing. Needs an AI provider configured on the server, else 403 `feature_disabled` ("AI is not available for your account") and the flag stays as it was. Answers the user as `getCurrentUser` does. Requires the `read_write` scope.
+         */
+        patch: operations["enableAi"];
+        trace?: never;
+    };
+    "/api/v1/users/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user
+         * @description Returns the user the credential belongs to, with their family's name, currency, locale and date format, whether the AI assistant is on for them (`ai_enabled`) and whether they have a second factor (`mfa_enabled`). Requires the `read` scope (a `read_write` credential also works).
+         */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete the signed-in user
+         * @description Deletes the user the credential belongs to, confirmed by their password and, when they have a second factor, a current one-time code (a code works once). Their API keys, access tokens, devices, single-sign-on links and chats go with them. When they are the last member of their family, the family's data goes too: accounts with their transactions, valuations, trades, holdings and balances, categories, merchants, tags, rules, imports, exchange rates and prices. All of it in one database transaction: nothing is half-deleted. A wrong password is 422 at `/body/password`, a missing or wrong code 422 at `/body/otp_code` (not 401: the credential itself is valid), and nothing is deleted; these failures count against the same limits as failed sign-ins (429 when spent). A user created through single sign-on has no password and cannot be deleted this way (422 at `/body/password` saying so). Requires the `read_write` scope.
+         */
+        delete: operations["deleteCurrentUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the signed-in user's names
+         * @description Changes the first and last name of the user the credential belongs to; members left out keep their value, `null` (or a name blank once trimmed) clears one. Answers the user as `getCurrentUser` does. Requires the `read_write` scope.
+         */
+        patch: operations["updateCurrentUser"];
+        trace?: never;
+    };
     "/auth/mobile/{provider}": {
         parameters: {
             query?: never;
@@ -1260,7 +1362,7 @@ export interface components {
             /** @description Seconds until the window resets. */
             reset_in_seconds: number;
         };
-        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `payload_too_large` (413), `validation_failed` or `content_too_large` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500), `server_busy` or `service_unavailable` (503). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
+        /** @description Body of every 4xx and 5xx answer. `error` is a stable machine code: `bad_request` (400), `unauthorized` (401), `insufficient_scope`, `feature_disabled` or `forbidden` (403), `not_found` (404), `method_not_allowed` (405), `request_timeout` (408), `idempotency_key_in_use` (409), `payload_too_large` (413), `unsupported_media_type` (415), `validation_failed`, `content_too_large` or `idempotency_key_reused` (422), `rate_limit_exceeded` (429), `headers_too_large` (431), `internal_error` (500), `server_busy` or `service_unavailable` (503). `message` is a sentence meant for people; `errors` lists the individual problems (it may be empty), at most 100 of them: when more problems were found, `errors` holds the first 100 and `errors_count` says how many there were in all. Internal details are never exposed. */
         Error: {
             /** @description Machine-readable error code (see the list above). */
             error: string;
@@ -1277,6 +1379,30 @@ export interface components {
              * @constant
              */
             mfa_required?: true;
+        };
+        /** @description What this API is, and where its documentation and contract are. */
+        ApiIndex: {
+            /** @description The API's title, as in the contract. */
+            name: string;
+            /** @description The version of the contract (`info.version`). */
+            version: string;
+            /** @description Paths on this server, to be resolved against the address the index was fetched from. */
+            links: {
+                /**
+                 * Format: uri-reference
+                 * @description The documentation page, rendered from the contract (HTML).
+                 */
+                docs: string;
+                /**
+                 * Format: uri-reference
+                 * @description This contract as a bundled OpenAPI 3.1 JSON document.
+                 */
+                openapi: string;
+            };
+        };
+        /** @description Envelope holding the index of the API. */
+        ApiIndexResponse: {
+            data: components["schemas"]["ApiIndex"];
         };
         /** @description Money amount formatted for display in the record's currency, with symbol, grouping and the currency's usual number of decimals (for example `$1,234.56`, `-$20.00`, `¥1,500`). Use the matching `*_cents` integer for arithmetic. */
         FormattedMoney: string;
@@ -1360,6 +1486,8 @@ export interface components {
          * @enum {string}
          */
         CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
+        /** @description A decimal number, sent as a JSON number or as a decimal string (`12.5`, `"12.50"`, `"-3.2"`; a string may have blanks around it but no exponent or grouping). Either is read as the decimal written, never through a binary float, and held to the same rules: the field's bounds (for a string the server checks them), at most as many decimal places as the field keeps, the same messages. Text that is not a decimal number is answered with 422 `<field> must be a number`. */
+        DecimalInput: number | string;
         /** @description Body for creating an account. */
         AccountCreateRequest: {
             account: {
@@ -1371,12 +1499,43 @@ export interface components {
                 /** @description Currency of the account; the family currency when omitted. */
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Opening balance in major units; 0 when omitted. */
-                balance?: number;
+                balance?: components["schemas"]["DecimalInput"];
             };
         };
         /** @description Envelope holding one account. */
         AccountResponse: {
             data: components["schemas"]["Account"];
+        };
+        /** @description Acknowledgement that a record was deleted. */
+        DeleteConfirmation: {
+            /**
+             * Format: uuid
+             * @description Id of the deleted record.
+             */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            deleted: true;
+        };
+        /** @description Envelope of a delete acknowledgement. */
+        DeleteConfirmationResponse: {
+            data: components["schemas"]["DeleteConfirmation"];
+        };
+        /** @description Body for changing an account; only the members sent are changed. Its type, currency and opening balance stay as they were opened (a valuation sets a balance on a date). */
+        AccountUpdateRequest: {
+            account: {
+                /** @description New display name; unique within the family (case-insensitive). */
+                name?: string;
+                /** @description New finer kind, for example `checking` or `exchange`; `null` removes it. */
+                subtype?: string | null;
+                /**
+                 * @description New lifecycle state. Trades and holdings are shown for `active` and `draft` accounts only. `pending_deletion` is set by deleting the account, never by a change.
+                 * @enum {string}
+                 */
+                status?: "active" | "draft" | "disabled";
+            };
         };
         /** @description Short form of a category (id and name). */
         CategoryRef: {
@@ -1425,6 +1584,22 @@ export interface components {
         CategoryResponse: {
             data: components["schemas"]["Category"];
         };
+        /** @description Body for changing a category; only the members sent are changed. */
+        CategoryUpdateRequest: {
+            category: {
+                /** @description New name; unique within the family (case-insensitive). */
+                name?: string;
+                /** @description New display colour as `#RRGGBB`. */
+                color?: string;
+                /** @description New icon identifier; `null` removes it. */
+                icon?: string | null;
+                /**
+                 * Format: uuid
+                 * @description Id of a category of the family to nest this one under; `null` makes it a top-level category. Neither the category itself nor one nested under it.
+                 */
+                parent_id?: string | null;
+            };
+        };
         /** @description A merchant (payee) of the family. */
         Merchant: {
             /** Format: uuid */
@@ -1450,6 +1625,13 @@ export interface components {
         /** @description Envelope holding one merchant. */
         MerchantResponse: {
             data: components["schemas"]["Merchant"];
+        };
+        /** @description Body for renaming a merchant. */
+        MerchantUpdateRequest: {
+            merchant: {
+                /** @description New name; unique within the family (case-insensitive). */
+                name: string;
+            };
         };
         /** @description A free-form label that can be attached to transactions. */
         Tag: {
@@ -1480,23 +1662,6 @@ export interface components {
         /** @description Envelope holding one tag. */
         TagResponse: {
             data: components["schemas"]["Tag"];
-        };
-        /** @description Acknowledgement that a record was deleted. */
-        DeleteConfirmation: {
-            /**
-             * Format: uuid
-             * @description Id of the deleted record.
-             */
-            id: string;
-            /**
-             * @description Always `true`.
-             * @constant
-             */
-            deleted: true;
-        };
-        /** @description Envelope of a delete acknowledgement. */
-        DeleteConfirmationResponse: {
-            data: components["schemas"]["DeleteConfirmation"];
         };
         /** @description Body for changing a tag; only the fields sent are changed. */
         TagUpdateRequest: {
@@ -1534,8 +1699,11 @@ export interface components {
         };
         /** @description An entry's amount in its account's currency: what it moves the account's balance by. Equal to the entry's own amount when both currencies are the same; otherwise converted at `exchange_rate` and rounded half to even to the account currency's minor unit. */
         AccountAmount: {
+            /** @description Formatted with the stored sign (money out positive, money in negative), as the entry's `amount`. */
             amount: components["schemas"]["FormattedMoney"];
+            /** @description Absolute value in minor units of `currency`. */
             amount_cents: number;
+            /** @description Signed from the household's side (income positive), as the entry's `signed_amount_cents`. */
             signed_amount_cents: number;
             currency: components["schemas"]["Currency"];
         };
@@ -1586,7 +1754,7 @@ export interface components {
             /** @description Display colour as `#RRGGBB`. */
             color: string;
         };
-        /** @description A money movement on an account. Internally an amount above zero is an outflow (expense) and below zero an inflow (income); `amount` and `amount_cents` are absolute values, `signed_amount_cents` carries that sign. */
+        /** @description A money movement on an account. Internally an amount above zero is an outflow (expense) and below zero an inflow (income). `amount` is that stored amount formatted, sign included (an expense `$12.50`, an income `-$3,000.00`); `amount_cents` is its absolute value; `signed_amount_cents` is signed from the household's side (income positive). */
         Transaction: {
             /** Format: uuid */
             id: string;
@@ -1595,7 +1763,7 @@ export interface components {
              * @description Booking date (`YYYY-MM-DD`).
              */
             date: string;
-            /** @description Absolute value of the amount, formatted for display (for example `$12.50`). */
+            /** @description The stored amount formatted for display, with its sign: positive for money out (an expense, `$12.50`), negative for money in (an income, `-$3,000.00`). */
             amount: components["schemas"]["FormattedMoney"];
             /** @description Absolute value of the amount in minor units of `currency`. */
             amount_cents: number;
@@ -1610,6 +1778,10 @@ export interface components {
             name: string;
             /** @description Free-text notes, or null. */
             notes: string | null;
+            /** @description The client's id it was created with, or null. */
+            external_id: string | null;
+            /** @description Where `external_id` comes from (`api` unless the client named another), or null without one. */
+            source: string | null;
             /**
              * @description `transfer` when the transaction is in a confirmed transfer (it then counts as neither income nor expense), else `income` when the stored amount is negative, otherwise `expense`.
              * @enum {string}
@@ -1634,14 +1806,14 @@ export interface components {
             data: components["schemas"]["Transaction"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description How many units of `to` one unit of `from` buys, sent as a JSON number or as a decimal string (for example `1.0876` or `"1.0876"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 12 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        ExchangeRateValue: number | string;
+        /** @description How many units of `to` one unit of `from` buys (a `DecimalInput`: a JSON number or a decimal string such as `"1.0876"`): above 0, at most 1000000000, at most 12 decimal places. */
+        ExchangeRateValue: components["schemas"]["DecimalInput"];
         /**
          * @description Direction of the money, which decides the stored sign: `income` and `inflow` store the amount as negative (money in), `expense` and `outflow` as positive (money out), whatever sign the client sent. Without a nature the amount is stored exactly as sent.
          * @enum {string}
          */
         TransactionNature: "income" | "expense" | "inflow" | "outflow";
-        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. */
+        /** @description Body for creating a transaction. Besides `account_id`, `date` and `amount`, a label is needed: send `name`, or `description` as an alternative spelling of it (the `anyOf` below states this rule). When both are missing the 422 lists one error entry for them, whose path is `/body/transaction/name`, along with any other missing field. A name that is blank once trimmed is answered with 422 by the server. `external_id` (with `source`) makes the create idempotent: see `createTransaction`. */
         TransactionCreateRequest: {
             transaction: {
                 /**
@@ -1655,7 +1827,7 @@ export interface components {
                  */
                 date: string;
                 /** @description Amount in major units; see `nature` for how its sign is interpreted. */
-                amount: number;
+                amount: components["schemas"]["DecimalInput"];
                 /** @description Label of the transaction. Needed unless `description` is sent. */
                 name?: string;
                 /** @description Alternative to `name`, used as the label when `name` is absent. */
@@ -1677,6 +1849,10 @@ export interface components {
                  */
                 merchant_id?: string | null;
                 nature?: components["schemas"]["TransactionNature"];
+                /** @description The client's own id of this transaction (a bank's, an app's offline queue's). An account holds one transaction per `source` and `external_id`: a create repeating them answers 200 with the transaction already there. */
+                external_id?: string;
+                /** @description Where `external_id` comes from (`api` when omitted); only with `external_id` (422 otherwise). */
+                source?: string;
                 /** @description Tags of the family to attach. */
                 tag_ids?: string[];
             } & (unknown | unknown);
@@ -1696,7 +1872,7 @@ export interface components {
                  */
                 date?: string;
                 /** @description New amount in major units; see `nature` for how its sign is interpreted. */
-                amount?: number;
+                amount?: components["schemas"]["DecimalInput"];
                 /** @description New label. */
                 name?: string;
                 /** @description Alternative to `name`. */
@@ -1738,7 +1914,7 @@ export interface components {
              * @description Booking date (`YYYY-MM-DD`).
              */
             date: string;
-            /** @description Absolute value of the amount, formatted for display. */
+            /** @description The transaction's stored amount formatted for display, with its sign: positive on the outflow side, negative on the inflow side. */
             amount: components["schemas"]["FormattedMoney"];
             /** @description Absolute value of the amount in minor units of `currency`. */
             amount_cents: number;
@@ -1791,9 +1967,9 @@ export interface components {
              */
             to_account_id: string;
             /** @description Amount leaving the from account, in its currency, in major units. */
-            amount: number;
+            amount: components["schemas"]["DecimalInput"];
             /** @description Amount reaching the to account, in its currency, when the two accounts have different currencies; otherwise `amount` converted at the date's exchange rate (same currency: `amount`). */
-            to_amount?: number;
+            to_amount?: components["schemas"]["DecimalInput"];
             /**
              * Format: date
              * @description Booking date of both transactions (`YYYY-MM-DD`).
@@ -1826,25 +2002,6 @@ export interface components {
         TransferResponse: {
             data: components["schemas"]["Transfer"];
         };
-        /** @description Body for recording a valuation. */
-        ValuationCreateRequest: {
-            valuation: {
-                /**
-                 * Format: uuid
-                 * @description Account of the family whose balance is set.
-                 */
-                account_id: string;
-                /** @description Balance of the account on `date`, in major units. */
-                amount: number;
-                /**
-                 * Format: date
-                 * @description Date on which the balance applies (`YYYY-MM-DD`).
-                 */
-                date: string;
-                /** @description Free-text notes. */
-                notes?: string;
-            };
-        };
         /** @description A manual valuation (reconciliation) that sets an account's balance on a date. Its id is the id of the underlying account entry. */
         Valuation: {
             /** Format: uuid */
@@ -1869,6 +2026,30 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description One page of valuations. */
+        ValuationList: {
+            data: components["schemas"]["Valuation"][];
+            meta: components["schemas"]["PaginationMeta"];
+        };
+        /** @description Body for recording a valuation. */
+        ValuationCreateRequest: {
+            valuation: {
+                /**
+                 * Format: uuid
+                 * @description Account of the family whose balance is set.
+                 */
+                account_id: string;
+                /** @description Balance of the account on `date`, in major units. */
+                amount: components["schemas"]["DecimalInput"];
+                /**
+                 * Format: date
+                 * @description Date on which the balance applies (`YYYY-MM-DD`).
+                 */
+                date: string;
+                /** @description Free-text notes. */
+                notes?: string;
+            };
+        };
         /** @description Envelope holding one valuation. */
         ValuationResponse: {
             data: components["schemas"]["Valuation"];
@@ -1877,7 +2058,7 @@ export interface components {
         ValuationUpdateRequest: {
             valuation: {
                 /** @description New balance in major units; requires `date` in the same request. */
-                amount?: number;
+                amount?: components["schemas"]["DecimalInput"];
                 /**
                  * Format: date
                  * @description New date (`YYYY-MM-DD`); requires `amount` in the same request.
@@ -1942,10 +2123,10 @@ export interface components {
             data: components["schemas"]["Trade"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description A positive quantity of units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        TradeQuantity: number | string;
-        /** @description A positive price per unit in major units, sent as a JSON number or as a decimal string (for example `10` or `"10.25"`; strings take no exponent). Read exactly, never rounded: at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        TradePrice: number | string;
+        /** @description A positive quantity of units (a `DecimalInput`: a JSON number or a decimal string such as `"10.25"`): at most 8 decimal places, at most 1000000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. */
+        TradeQuantity: components["schemas"]["DecimalInput"];
+        /** @description A positive price per unit in major units (a `DecimalInput`: a JSON number or a decimal string such as `"10.25"`): at most 4 decimal places, at most 1000000000. Text that is not a number is answered with 422 `qty and price must be valid numbers`; a missing, zero or negative value with 422 `qty and price must be present and positive`. */
+        TradePrice: components["schemas"]["DecimalInput"];
         /** @description Body for recording a trade. Identify the security with `security_id` or, alternatively, with `ticker` (an unknown ticker creates a new security, a known one is reused); one of the two is required (the `anyOf` below), and an unknown `security_id` or a blank `ticker` is answered with 422 by the server. */
         TradeCreateRequest: {
             trade: {
@@ -1978,7 +2159,7 @@ export interface components {
                 /** @description Currency of the price; the account currency when omitted. */
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Commission or fee in major units (at most 4 decimal places), added to the trade total; 0 when omitted. */
-                fee?: number;
+                fee?: components["schemas"]["DecimalInput"];
                 /** @description Free-text notes. */
                 notes?: string;
             } & (unknown & (unknown | unknown));
@@ -2263,8 +2444,8 @@ export interface components {
             data: components["schemas"]["SecurityPrice"][];
             meta: components["schemas"]["PaginationMeta"];
         };
-        /** @description Price of one unit in major units of `currency`, sent as a JSON number or as a decimal string (for example `251.1` or `"251.10"`; strings take no exponent). Read exactly, never rounded: above 0, at most 1000000000, at most 4 decimal places. The contract checks a number's sign and size; the server checks decimal places, and a string's sign, places and size (422 naming the limit). */
-        SecurityPriceValue: number | string;
+        /** @description Price of one unit in major units of `currency` (a `DecimalInput`: a JSON number or a decimal string such as `"251.10"`): above 0, at most 1000000000, at most 4 decimal places. */
+        SecurityPriceValue: components["schemas"]["DecimalInput"];
         /** @description Body for storing market prices of securities for the family: 1 to 1,000 prices, each replacing the family's own price of the same security and date. Each names its security by `security_id` or by `ticker` (one is required; when both are sent, `security_id` counts, as in a trade). When the body names one security and date more than once, the last one counts. */
         SecurityPricesUpsertRequest: {
             security_prices: ({
@@ -2595,6 +2776,11 @@ export interface components {
             function_result: {
                 [key: string]: unknown;
             };
+            /**
+             * Format: date-time
+             * @description When the call was stored.
+             */
+            created_at: string;
         };
         /** @description One message of a chat. */
         Message: {
@@ -2613,8 +2799,13 @@ export interface components {
             tool_calls: components["schemas"]["ToolCall"][];
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the message last changed (a reply changes while it is written).
+             */
+            updated_at: string;
         };
-        /** @description A chat with all its messages, oldest first, including tool calls. */
+        /** @description A chat with one page of its messages, oldest first, including tool calls (the envelope's `meta` tells the page). */
         ChatDetail: {
             /** Format: uuid */
             id: string;
@@ -2628,16 +2819,17 @@ export interface components {
             last_message_at: string | null;
             /** @description Messages in the chat, user and assistant messages together. */
             message_count: number;
-            /** @description Every message of the chat, oldest first (a chat holds at most 1,000). */
+            /** @description One page of the chat's messages, oldest first (`page` and `per_page`, 50 by default; a chat holds at most 1,000). */
             messages: components["schemas"]["Message"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description Envelope holding one chat with its messages. */
+        /** @description Envelope holding one chat with one page of its messages; `meta` is the pagination of those messages, as in every collection. */
         ChatDetailResponse: {
             data: components["schemas"]["ChatDetail"];
+            meta: components["schemas"]["PaginationMeta"];
         };
         /** @description Flat body for renaming a chat. */
         ChatUpdateRequest: {
@@ -2672,6 +2864,11 @@ export interface components {
              * @constant
              */
             ai_response_status: "pending";
+            /**
+             * Format: date-time
+             * @description When the message last changed (a reply changes while it is written).
+             */
+            updated_at: string;
         };
         /** @description Envelope holding the created message. */
         MessageCreatedResponse: {
@@ -2785,6 +2982,55 @@ export interface components {
             /** @description The one-time code the app received in its callback URL (valid for 5 minutes). */
             code?: string;
         };
+        /** @description The family (household) of the signed-in user and its display preferences. */
+        CurrentUserFamily: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            currency: components["schemas"]["Currency"];
+            /** @description BCP 47 language tag used for display, for example `en-US`. */
+            locale: string;
+            /** @description strftime-style date format preferred for display, for example `%Y-%m-%d`. */
+            date_format: string;
+        };
+        /** @description The signed-in user with the family (household) they belong to. */
+        CurrentUser: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            first_name: string | null;
+            last_name: string | null;
+            /** @description Whether the user has turned the AI assistant on (`PATCH /api/v1/auth/enable_ai`); chats also need an AI provider configured on the server. */
+            ai_enabled: boolean;
+            /** @description Whether signing in (and deleting the user) needs a one-time code of the user's second factor (TOTP). */
+            mfa_enabled: boolean;
+            family: components["schemas"]["CurrentUserFamily"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Envelope of the signed-in user. */
+        CurrentUserResponse: {
+            data: components["schemas"]["CurrentUser"];
+        };
+        /** @description Confirmation of deleting the signed-in user: their password and, when they have a second factor, a current one-time code that has not been used yet. */
+        CurrentUserDeleteRequest: {
+            /** @description The user's password. */
+            password: string;
+            /** @description Current one-time code of the user's second factor; required when `mfa_enabled` is true. A code works once. */
+            otp_code?: string;
+        };
+        /** @description Body for changing the signed-in user's names; only the members sent are changed, `null` clears a name. */
+        CurrentUserUpdateRequest: {
+            user: {
+                /** @description New first name; blank once trimmed counts as `null`. */
+                first_name?: string | null;
+                /** @description New last name; blank once trimmed counts as `null`. */
+                last_name?: string | null;
+            };
+        };
     };
     responses: {
         /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed), or 503 `service_unavailable` while the database cannot be reached (it is restarting or recovering, or every connection is busy): repeat the request after `Retry-After` seconds. */
@@ -2797,17 +3043,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No usable credential: the API key or bearer token is missing, invalid, expired or revoked (an invalid bearer token fails even when a valid API key is sent as well), or the user has been deactivated. */
-        Unauthorized: {
-            headers: {
-                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. */
+        /** @description The request was understood but breaks the contract: a required field is missing, a value has the wrong type or format, an enum value is unknown, a number is out of range, or a query parameter (such as a date filter or `per_page`) is invalid. There is one entry in `errors` per problem, with a JSON pointer to it. On an operation that takes `Idempotency-Key`, also the key sent again with another method, path or body (`idempotency_key_reused`, pointing at `/header/idempotency-key`) or a key longer than 255 characters (`validation_failed`). */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -2842,6 +3078,16 @@ export interface components {
                  *       }
                  *     }
                  */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No usable credential: the API key or bearer token is missing, invalid, expired or revoked (an invalid bearer token fails even when a valid API key is sent as well), or the user has been deactivated. */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -2885,6 +3131,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A request with the same `Idempotency-Key` is still running. Nothing was done; send the request again once the first has answered, and it gets that answer. */
+        IdempotencyKeyInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "idempotency_key_in_use",
+                 *       "message": "A request with this Idempotency-Key is still running; send it again once that one has answered",
+                 *       "errors": [
+                 *         {
+                 *           "message": "A request with this Idempotency-Key is still running; send it again once that one has answered",
+                 *           "path": "/header/idempotency-key"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body exceeds the server's body size limit. The limit is set above the 10 MiB CSV limit of imports, so an oversized CSV is reported as 422 `content_too_large` rather than with this status. */
         PayloadTooLarge: {
             headers: {
@@ -2898,6 +3165,27 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "message": "Request body is larger than the limit of 16777216 bytes"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A body was sent without `Content-Type: application/json` (for example as `text/plain`, or with no `Content-Type` at all). Every body of this API is JSON; the entry in `errors` points at the header (`/header/content-type`). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "unsupported_media_type",
+                 *       "message": "Content-Type must be application/json (got text/plain)",
+                 *       "errors": [
+                 *         {
+                 *           "message": "Content-Type must be application/json (got text/plain)",
+                 *           "path": "/header/content-type"
                  *         }
                  *       ]
                  *     }
@@ -2996,8 +3284,11 @@ export interface components {
          *       once, for `POST /api/v1/auth/sso_link` or
          *       `POST /api/v1/auth/sso_create_account`.
          *
-         *     - The linked user has a second factor: `status=mfa_not_supported` (such a
-         *       user signs in with email, password and one-time code).
+         *     - The linked user has a second factor:
+         *       `status=mfa_not_supported&error=mfa_not_supported&message=MFA users should sign in with email and password`
+         *       (such a user signs in with email, password and one-time code). The
+         *       reference's app reads only `error` and `message` of an outcome that is
+         *       not a sign-in; `status` stays for clients that read it.
          *
          *     - Anything that went wrong: `error=<code>&message=<sentence>`, with the
          *       codes `invalid_provider` (no such provider), `missing_device_info`
@@ -3030,10 +3321,20 @@ export interface components {
          */
         PerPage: number;
         /**
+         * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+         * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+         */
+        IdempotencyKey: string;
+        /**
          * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
          * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
          */
         Id: string;
+        /**
+         * @description A category of the family that the deleted category's transactions move to; without it they become uncategorised.
+         * @example 6a2f8c14-3d9e-4b71-a5c0-8e7d1f2b9c36
+         */
+        ReplacementCategoryId: string;
         /**
          * @description Case-insensitive text matched against the ticker and the name of the security.
          * @example vanguard
@@ -3065,15 +3366,15 @@ export interface components {
          */
         EndDate: string;
         /**
-         * @description Only transactions whose absolute amount is at least this value (major units).
+         * @description Only transactions whose absolute amount is at least this value (major units; a JSON-style number, `12.50`, read exactly).
          * @example 10
          */
-        MinAmount: number;
+        MinAmount: components["schemas"]["DecimalInput"];
         /**
-         * @description Only transactions whose absolute amount is at most this value (major units).
+         * @description Only transactions whose absolute amount is at most this value (major units; a JSON-style number, `12.50`, read exactly).
          * @example 500
          */
-        MaxAmount: number;
+        MaxAmount: components["schemas"]["DecimalInput"];
         /**
          * @description Only income (stored amount below zero), only expenses (the rest), or only transfers. A transaction in a confirmed transfer is neither income nor expense: `income` and `expense` leave it out, `transfer` lists only such transactions.
          * @example expense
@@ -3153,6 +3454,11 @@ export interface components {
          */
         ImportTypeFilter: components["schemas"]["ImportType"];
         /**
+         * @description Messages per page, from 1 to 100, 50 by default (as the reference service pages a chat). A value outside that range is answered with 422 (it is not clamped).
+         * @example 50
+         */
+        ChatMessagesPerPage: number;
+        /**
          * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
          * @example b5e1d9c3-7a4f-4e2b-8c6d-9f3a1e5b7d02
          */
@@ -3188,6 +3494,11 @@ export interface components {
          */
         "WWW-Authenticate": string;
         /**
+         * @description `true` on an answer replayed for an `Idempotency-Key` seen before: the status and body are those of the first answer, which is when the change was made. Absent on a first answer.
+         * @example true
+         */
+        "Idempotency-Replayed": "true";
+        /**
          * @description Where the browser goes next.
          * @example financeapp://oauth/callback?status=account_not_linked&linking_code=q9Xc2Lr7Vb0Nw4Ke8Tz1Ym6Ua3Pd5Hs_jGfW-o2RiE&email=ana%40example.com&allow_account_creation=false
          */
@@ -3197,6 +3508,44 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getApiIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "name": "Household Finance API",
+                     *         "version": "1.0.0",
+                     *         "links": {
+                     *           "docs": "/docs",
+                     *           "openapi": "/api/v1/openapi.json"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiIndexResponse"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listAccounts: {
         parameters: {
             query?: {
@@ -3293,7 +3642,13 @@ export interface operations {
     createAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3317,6 +3672,7 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3353,7 +3709,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -3412,6 +3770,127 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account was deleted. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            /** @description The account is large: it is marked `pending_deletion` and deleted in the background; `GET` answers 404 once it is gone. */
+            202: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account": {
+                 *         "name": "Joint Checking"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated account. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3493,7 +3972,13 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3516,6 +4001,7 @@ export interface operations {
             /** @description The category was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3544,7 +4030,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -3592,6 +4080,113 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteCategory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A category of the family that the deleted category's transactions move to; without it they become uncategorised.
+                 * @example 6a2f8c14-3d9e-4b71-a5c0-8e7d1f2b9c36
+                 */
+                replacement_id?: components["parameters"]["ReplacementCategoryId"];
+            };
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category was deleted. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": {
+                 *         "name": "Food and drink",
+                 *         "color": "#F97316"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated category. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3658,7 +4253,13 @@ export interface operations {
     createMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3678,6 +4279,7 @@ export interface operations {
             /** @description The merchant was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3700,7 +4302,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -3745,6 +4349,106 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant was deleted. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchant": {
+                 *         "name": "Corner Grocery"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MerchantUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The renamed merchant. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3819,7 +4523,13 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3840,6 +4550,7 @@ export interface operations {
             /** @description The tag was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3863,7 +4574,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -3916,7 +4629,13 @@ export interface operations {
     deleteTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -3931,6 +4650,7 @@ export interface operations {
             /** @description The tag was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3951,6 +4671,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3958,7 +4680,13 @@ export interface operations {
     updateTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -3984,6 +4712,7 @@ export interface operations {
             /** @description The updated tag. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4008,7 +4737,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -4162,12 +4893,12 @@ export interface operations {
                  */
                 end_date?: components["parameters"]["EndDate"];
                 /**
-                 * @description Only transactions whose absolute amount is at least this value (major units).
+                 * @description Only transactions whose absolute amount is at least this value (major units; a JSON-style number, `12.50`, read exactly).
                  * @example 10
                  */
                 min_amount?: components["parameters"]["MinAmount"];
                 /**
-                 * @description Only transactions whose absolute amount is at most this value (major units).
+                 * @description Only transactions whose absolute amount is at most this value (major units; a JSON-style number, `12.50`, read exactly).
                  * @example 500
                  */
                 max_amount?: components["parameters"]["MaxAmount"];
@@ -4244,6 +4975,8 @@ export interface operations {
                      *           },
                      *           "name": "Blue Bottle Coffee",
                      *           "notes": null,
+                     *           "external_id": null,
+                     *           "source": null,
                      *           "classification": "expense",
                      *           "transfer": null,
                      *           "account": {
@@ -4274,19 +5007,21 @@ export interface operations {
                      *         {
                      *           "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
                      *           "date": "2024-03-25",
-                     *           "amount": "$3,200.00",
+                     *           "amount": "-$3,200.00",
                      *           "amount_cents": 320000,
                      *           "signed_amount_cents": 320000,
                      *           "currency": "USD",
                      *           "exchange_rate": null,
                      *           "account_amount": {
-                     *             "amount": "$3,200.00",
+                     *             "amount": "-$3,200.00",
                      *             "amount_cents": 320000,
                      *             "signed_amount_cents": 320000,
                      *             "currency": "USD"
                      *           },
                      *           "name": "Payroll ACME Corp",
                      *           "notes": "March salary",
+                     *           "external_id": null,
+                     *           "source": null,
                      *           "classification": "income",
                      *           "transfer": null,
                      *           "account": {
@@ -4324,7 +5059,13 @@ export interface operations {
     createTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4334,9 +5075,23 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The account already holds a transaction with this `source` and `external_id`: it is returned as stored, and nothing is written. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionResponse"];
+                };
+            };
             /** @description The transaction was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4361,6 +5116,8 @@ export interface operations {
                      *         },
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": null,
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "expense",
                      *         "transfer": null,
                      *         "account": {
@@ -4417,7 +5174,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract; in particular a missing `account_id`, `date` or `amount`, or a missing label (neither `name` nor `description`), each reported with its own entry. */
             422: {
                 headers: {
@@ -4460,19 +5219,21 @@ export interface operations {
                      *       "data": {
                      *         "id": "0b4f7e2a-9d1c-4a6e-b5f3-7c2e8a1d4b96",
                      *         "date": "2024-03-25",
-                     *         "amount": "$3,200.00",
+                     *         "amount": "-$3,200.00",
                      *         "amount_cents": 320000,
                      *         "signed_amount_cents": 320000,
                      *         "currency": "USD",
                      *         "exchange_rate": null,
                      *         "account_amount": {
-                     *           "amount": "$3,200.00",
+                     *           "amount": "-$3,200.00",
                      *           "amount_cents": 320000,
                      *           "signed_amount_cents": 320000,
                      *           "currency": "USD"
                      *         },
                      *         "name": "Payroll ACME Corp",
                      *         "notes": "March salary",
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "income",
                      *         "transfer": null,
                      *         "account": {
@@ -4500,7 +5261,13 @@ export interface operations {
     deleteTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4515,6 +5282,7 @@ export interface operations {
             /** @description The transaction was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4535,6 +5303,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4542,7 +5312,13 @@ export interface operations {
     updateTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4561,6 +5337,7 @@ export interface operations {
             /** @description The updated transaction. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4585,6 +5362,8 @@ export interface operations {
                      *         },
                      *         "name": "Blue Bottle Coffee",
                      *         "notes": "Team coffee, to expense",
+                     *         "external_id": null,
+                     *         "source": null,
                      *         "classification": "expense",
                      *         "transfer": null,
                      *         "account": {
@@ -4615,7 +5394,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -4696,7 +5477,7 @@ export interface operations {
                      *           "inflow_transaction": {
                      *             "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *             "date": "2024-03-28",
-                     *             "amount": "$640.00",
+                     *             "amount": "-$640.00",
                      *             "amount_cents": 64000,
                      *             "currency": "USD",
                      *             "account": {
@@ -4733,7 +5514,13 @@ export interface operations {
     createTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4746,6 +5533,7 @@ export interface operations {
             /** @description The transfer was recorded. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4777,7 +5565,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-28",
-                     *           "amount": "$640.00",
+                     *           "amount": "-$640.00",
                      *           "amount_cents": 64000,
                      *           "currency": "USD",
                      *           "account": {
@@ -4819,7 +5607,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract or a transfer rule: the same account on both sides, an amount with more decimal places than its currency has, a missing exchange rate, a link that fails the direction, date or amount rule, or a transaction already in a transfer. */
             422: {
                 headers: {
@@ -4882,7 +5672,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-29",
-                     *           "amount": "$500.00",
+                     *           "amount": "-$500.00",
                      *           "amount_cents": 50000,
                      *           "currency": "USD",
                      *           "account": {
@@ -4909,7 +5699,13 @@ export interface operations {
     deleteTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4924,6 +5720,7 @@ export interface operations {
             /** @description The transfer was unlinked. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4944,6 +5741,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -4951,7 +5750,13 @@ export interface operations {
     confirmTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -4966,6 +5771,7 @@ export interface operations {
             /** @description The confirmed transfer. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4997,7 +5803,7 @@ export interface operations {
                      *         "inflow_transaction": {
                      *           "id": "5d2a8f3e-7c1b-4a6d-8e9f-3b7c1a5d9e62",
                      *           "date": "2024-03-29",
-                     *           "amount": "$500.00",
+                     *           "amount": "-$500.00",
                      *           "amount_cents": 50000,
                      *           "currency": "USD",
                      *           "account": {
@@ -5018,6 +5824,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description A transaction of the suggestion is already in another transfer. */
             422: {
                 headers: {
@@ -5046,7 +5853,13 @@ export interface operations {
     rejectTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5061,6 +5874,7 @@ export interface operations {
             /** @description The suggestion was rejected. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5081,6 +5895,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The transfer is confirmed, not a suggestion. */
             422: {
                 headers: {
@@ -5106,10 +5921,69 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listValuations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Records per page, from 1 to 100. A value outside that range is answered with 422 (it is not clamped).
+                 * @example 25
+                 */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Only records of this account.
+                 * @example 3f1c9a52-7b4e-4d2a-9c61-0e8b5f2d7a10
+                 */
+                account_id?: components["parameters"]["AccountIdFilter"];
+                /**
+                 * @description Only records dated on or after this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-01-01
+                 */
+                start_date?: components["parameters"]["StartDate"];
+                /**
+                 * @description Only records dated on or before this day (`YYYY-MM-DD`). An invalid date is answered with 422 `validation_failed`.
+                 * @example 2024-03-31
+                 */
+                end_date?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of valuations. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValuationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     createValuation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5132,6 +6006,7 @@ export interface operations {
             /** @description A valuation already existed for this account and date; it was updated. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5164,6 +6039,7 @@ export interface operations {
             /** @description The valuation was created. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5217,7 +6093,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -5276,10 +6154,59 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    deleteValuation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
+                 * @example 6e2b9d4f-1a7c-4e3b-8d5a-f0c6e2b9a713
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The valuation was deleted. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     updateValuation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5298,6 +6225,7 @@ export interface operations {
             /** @description The updated valuation. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5331,7 +6259,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or only one of `amount` and `date` was sent. */
             422: {
                 headers: {
@@ -5450,7 +6380,13 @@ export interface operations {
     createTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5463,6 +6399,7 @@ export interface operations {
             /** @description The trade was recorded. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5527,7 +6464,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, the account does not support trades, no security was identified, or `qty`/`price` are invalid. */
             422: {
                 headers: {
@@ -5608,7 +6547,13 @@ export interface operations {
     deleteTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5623,6 +6568,7 @@ export interface operations {
             /** @description The trade was deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5643,6 +6589,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description Deleting the trade would leave later sales selling units that are not held. */
             422: {
                 headers: {
@@ -5671,7 +6618,13 @@ export interface operations {
     updateTrade: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -5690,6 +6643,7 @@ export interface operations {
             /** @description The updated trade. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5734,7 +6688,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or `qty`/`price` are invalid. */
             422: {
                 headers: {
@@ -6276,7 +7232,13 @@ export interface operations {
     createExchangeRates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6307,6 +7269,7 @@ export interface operations {
             /** @description The rates were stored. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6327,7 +7290,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -6419,7 +7384,13 @@ export interface operations {
     createSecurityPrices: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6444,6 +7415,7 @@ export interface operations {
             /** @description The prices were stored. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6464,7 +7436,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -6558,7 +7532,13 @@ export interface operations {
     createImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6589,6 +7569,7 @@ export interface operations {
             /** @description The import was created; its CSV is read in the background (`staging`). */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6637,7 +7618,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract (for example an unknown `type` or `number_format`), or the CSV content is larger than 10 MiB. */
             422: {
                 headers: {
@@ -6727,7 +7710,13 @@ export interface operations {
     deleteImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -6742,6 +7731,7 @@ export interface operations {
             /** @description The import and its rows were deleted. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6762,6 +7752,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import has written records, or is being read or written. */
             422: {
                 headers: {
@@ -6789,7 +7780,13 @@ export interface operations {
     updateImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -6815,6 +7812,7 @@ export interface operations {
             /** @description The import with its new configuration, queued to be read again (`staging`). */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6868,7 +7866,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -6966,7 +7966,13 @@ export interface operations {
     publishImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -6981,6 +7987,7 @@ export interface operations {
             /** @description The import is queued (`importing`). */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7033,6 +8040,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import is not in a state (or shape) that allows this. */
             422: {
                 headers: {
@@ -7060,7 +8068,13 @@ export interface operations {
     revertImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7075,6 +8089,7 @@ export interface operations {
             /** @description The revert is queued (`reverting`). */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7127,6 +8142,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The import is not in a state (or shape) that allows this. */
             422: {
                 headers: {
@@ -7217,7 +8233,13 @@ export interface operations {
     createChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7233,9 +8255,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The chat was created; it is returned with its messages. */
+            /** @description The chat was created; it is returned with the first page of its messages. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7260,7 +8283,8 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           },
                      *           {
                      *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
@@ -7271,11 +8295,21 @@ export interface operations {
                      *             "model": "gpt-4.1-mini",
                      *             "status": "pending",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-28T18:30:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7285,7 +8319,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `title` or neither `title` nor `message`. */
             422: {
                 headers: {
@@ -7313,7 +8349,18 @@ export interface operations {
     };
     getChat: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Page number, starting at 1. A page past the end returns an empty `data` array; a value below 1 or above 1,000,000 is answered with 422.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Messages per page, from 1 to 100, 50 by default (as the reference service pages a chat). A value outside that range is answered with 422 (it is not clamped).
+                 * @example 50
+                 */
+                per_page?: components["parameters"]["ChatMessagesPerPage"];
+            };
             header?: never;
             path: {
                 /**
@@ -7353,7 +8400,8 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           },
                      *           {
                      *             "id": "7b3e9c1f-2d6a-4b8e-9f4c-e1a5d7b3c962",
@@ -7377,14 +8425,25 @@ export interface operations {
                      *                 "function_result": {
                      *                   "total_count": 9,
                      *                   "total_amount": "$86.40"
-                     *                 }
+                     *                 },
+                     *                 "created_at": "2024-03-28T18:30:05Z"
                      *               }
                      *             ],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-28T18:31:12Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7401,7 +8460,13 @@ export interface operations {
     deleteChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7416,6 +8481,7 @@ export interface operations {
             /** @description The chat was deleted; there is no body. */
             204: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7426,6 +8492,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -7433,7 +8501,13 @@ export interface operations {
     updateChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the record. An id that is not a well-formed UUID, or that does not name a record of the caller's family, is answered with 404.
@@ -7454,9 +8528,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The renamed chat with its messages. */
+            /** @description The renamed chat with the first page of its messages. */
             200: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7481,11 +8556,21 @@ export interface operations {
                      *             "model": null,
                      *             "status": "complete",
                      *             "tool_calls": [],
-                     *             "created_at": "2024-03-28T18:30:00Z"
+                     *             "created_at": "2024-03-28T18:30:00Z",
+                     *             "updated_at": "2024-03-28T18:30:00Z"
                      *           }
                      *         ],
                      *         "created_at": "2024-03-28T18:30:00Z",
                      *         "updated_at": "2024-03-29T08:02:40Z"
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total_count": 2,
+                     *         "total_count_exact": true,
+                     *         "total_pages": 1,
+                     *         "next_page": null,
+                     *         "prev_page": null
                      *       }
                      *     }
                      */
@@ -7496,7 +8581,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `title`. */
             422: {
                 headers: {
@@ -7525,7 +8612,13 @@ export interface operations {
     createChatMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
@@ -7549,6 +8642,7 @@ export interface operations {
             /** @description The user message was stored and a reply was queued. */
             201: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7567,6 +8661,7 @@ export interface operations {
                      *         "status": "complete",
                      *         "tool_calls": [],
                      *         "created_at": "2024-03-28T18:33:41Z",
+                     *         "updated_at": "2024-03-28T18:33:41Z",
                      *         "ai_response_status": "pending"
                      *       }
                      *     }
@@ -7578,7 +8673,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, for example an empty `content`. */
             422: {
                 headers: {
@@ -7607,7 +8704,13 @@ export interface operations {
     retryChatMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Id (UUID) of the chat. An id that is not a well-formed UUID, or that does not name a chat of the caller, is answered with 404.
@@ -7622,6 +8725,7 @@ export interface operations {
             /** @description A new reply was queued. */
             202: {
                 headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7641,6 +8745,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ChatForbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             /** @description The chat has no assistant message, or its latest reply is still being written. */
             422: {
                 headers: {
@@ -7738,6 +8843,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServerBusy"];
@@ -7825,6 +8931,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];
@@ -7909,6 +9016,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or the identity is already linked to a user. */
             422: {
                 headers: {
@@ -8044,6 +9152,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The body breaks the contract, or the new user could not be saved. */
             422: {
                 headers: {
@@ -8156,6 +9265,213 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    enableAi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user, now with `ai_enabled` true. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No AI provider is configured on the server (`feature_disabled`), or the credential lacks the `read_write` scope (`insufficient_scope`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed-in user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b8f2c1e-9a3d-4e7f-b6c2-1d0e9f8a7b64",
+                     *         "email": "alex@example.com",
+                     *         "first_name": "Alex",
+                     *         "last_name": "Morgan",
+                     *         "ai_enabled": false,
+                     *         "mfa_enabled": false,
+                     *         "family": {
+                     *           "id": "0c4d8e2a-6b1f-4a93-8e57-2f9d1c3b4a60",
+                     *           "name": "Morgan household",
+                     *           "currency": "USD",
+                     *           "locale": "en-US",
+                     *           "date_format": "%Y-%m-%d"
+                     *         },
+                     *         "created_at": "2024-01-05T14:20:00Z",
+                     *         "updated_at": "2024-03-28T09:15:42Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery staple",
+                 *       "otp_code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CurrentUserDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description The user was deleted; every credential of theirs stops working. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b8f2c1e-9a3d-4e7f-b6c2-1d0e9f8a7b64",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteConfirmationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The body breaks the contract, the password is wrong, or the user has a second factor and the code is missing, wrong or already used. Nothing was deleted. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client picks for one intended change (a UUID, for example), so that sending the request again (after a timeout, a lost connection, an app restart) changes nothing twice. The first answer is kept for 24 hours for the calling user (the user a token or an API key belongs to) and this key: the same request again (same method, path and body, members in any order) gets the same status and body, with `Idempotency-Replayed: true`; the handler does not run again. The same key with another method, path or body is 422 `idempotency_key_reused`; the same key while the first request is still running is 409 `idempotency_key_in_use` (try again shortly). Refusals made before the operation runs (credential, scope, `Content-Type`, the contract's own validation) are not kept, and neither are 429 and 5xx answers: nothing ran, so the key may be used again for the same request. Without the header, nothing is kept. At most 255 characters (422 beyond).
+                 * @example 5f0c3b0e-2b7a-4d43-9a55-0d6c7b1e9f21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user": {
+                 *         "first_name": "Alexandra"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CurrentUserUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The user with the new names. */
+            200: {
+                headers: {
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentUserResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             default: components["responses"]["UnexpectedError"];

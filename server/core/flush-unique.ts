@@ -18,3 +18,9 @@ export async function flushUnique(em: EntityManager, path: string, message: stri
 export function flushUniqueName(em: EntityManager, path: string): Promise<void> {
   return flushUnique(em, path, 'name has already been taken');
 }
+
+/** Whether `error` is PostgreSQL refusing a row that a unique index already holds (from a statement of ours). */
+export function uniqueViolation(error: unknown): { constraint?: string } | undefined {
+  const failure = error as { code?: unknown; constraint?: string } | null;
+  return failure?.code === '23505' ? failure : undefined;
+}

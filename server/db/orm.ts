@@ -20,6 +20,8 @@ import { Migration20261129020000_transfers } from './migrations/Migration2026112
 import { Migration20261129030000_family_rates } from './migrations/Migration20261129030000_family_rates.ts';
 import { Migration20261130010000_import_turns } from './migrations/Migration20261130010000_import_turns.ts';
 import { Migration20261130040000_balance_bound } from './migrations/Migration20261130040000_balance_bound.ts';
+import { Migration20261201010000_transaction_external_ids } from './migrations/Migration20261201010000_transaction_external_ids.ts';
+import { Migration20261201020000_idempotency_keys } from './migrations/Migration20261201020000_idempotency_keys.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -48,6 +50,11 @@ const migrations = [
   { name: 'Migration20261129030000_family_rates', class: Migration20261129030000_family_rates },
   { name: 'Migration20261130010000_import_turns', class: Migration20261130010000_import_turns },
   { name: 'Migration20261130040000_balance_bound', class: Migration20261130040000_balance_bound },
+  {
+    name: 'Migration20261201010000_transaction_external_ids',
+    class: Migration20261201010000_transaction_external_ids,
+  },
+  { name: 'Migration20261201020000_idempotency_keys', class: Migration20261201020000_idempotency_keys },
 ];
 
 /**

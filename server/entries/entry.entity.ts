@@ -26,6 +26,9 @@ export class Entry extends Record {
   excluded: Opt<boolean> = false;
   /** The rate from `currency` into the account's that the client gave (decimal string), else null. */
   exchangeRate: string | null = null;
+  /** The client's id of a transaction and where it comes from, both or neither (unique per account). */
+  externalId: string | null = null;
+  source: string | null = null;
 }
 
 export const EntrySchema = new EntitySchema<Entry>({
@@ -44,5 +47,7 @@ export const EntrySchema = new EntitySchema<Entry>({
     notes: { type: 'text', nullable: true },
     excluded: { type: 'boolean' },
     exchangeRate: { type: 'decimal', columnType: 'numeric(22,12)', nullable: true },
+    externalId: { type: 'string', length: 255, nullable: true },
+    source: { type: 'string', length: 64, nullable: true },
   },
 });

@@ -25,8 +25,7 @@ function rateInput(value: number | string, path: string): string {
     path,
     label: 'rate',
     ...RATE_RULE,
-    invalid: 'rate must be a number',
-    positive: 'rate must be greater than 0',
+    aboveZero: true,
   });
 }
 

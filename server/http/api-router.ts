@@ -6,11 +6,13 @@ import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createOpenApiAjv } from './ajv.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { WorkSlots } from '../core/work-slots.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
 import { BadRequest, Forbidden, NotFound } from '../core/errors.ts';
 import { HttpError, RequestInvalid } from './errors.ts';
+import { answerOnce, IDEMPOTENCY_KEY } from './idempotency.ts';
 import { jsonBody } from './json-body.ts';
 import { nulCharacterProblems } from './nul-characters.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
@@ -40,6 +42,8 @@ export interface ApiRouterOptions {
    * many at once (their bodies wait unread meanwhile, holding neither memory nor a connection).
    */
   admission?: Partial<Record<OperationId, WorkSlots>>;
+  /** The time kept answers of an `Idempotency-Key` expire by (the system's by default); tests move it. */
+  clock?: Clock;
 }
 
 /** "getTransaction" + "id" -> "Transaction"; "createChatMessage" + "chat_id" -> "Chat". */
@@ -90,6 +94,14 @@ function redirectErrors(presenter: (error: unknown, log: Logger) => string) {
   };
 }
 
+/** The schemas an operation's request is validated with, where the contract words its messages. */
+function requestSchemas(api: OpenAPIBackend, operationId: string): Record<string, unknown>[] {
+  const validators = api.validator.getRequestValidatorsForOperation(operationId) as { schema?: unknown }[];
+  return validators.flatMap((validate) =>
+    validate.schema && typeof validate.schema === 'object' ? [validate.schema as Record<string, unknown>] : [],
+  );
+}
+
 /**
  * One Koa route per operation of the contract. openapi-backend validates each request against
  * its already-known operation (its own router re-scans every operation per request: docs/stack-traps.md#openapi-backend).
@@ -128,9 +140,10 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
     const pathParam = /\{(\w+)\}/.exec(operation.path)?.[1];
     const koaPath = operation.path.replace(/\{(\w+)\}/g, ':$1');
     const permits = options.admission?.[operationId];
-    const cookieNames = ((operation.parameters ?? []) as { in?: string; name?: string }[])
-      .filter((parameter) => parameter.in === 'cookie')
-      .map((parameter) => parameter.name!);
+    const parameters = (operation.parameters ?? []) as { in?: string; name?: string }[];
+    const cookieNames = parameters.filter((parameter) => parameter.in === 'cookie').map((parameter) => parameter.name!);
+    // The operations whose contract takes the header run at most once per key.
+    const idempotent = parameters.some((parameter) => parameter.in === 'header' && parameter.name === IDEMPOTENCY_KEY);
 
     const steps = [
       async (ctx: Context, next: () => Promise<unknown>) => {
@@ -176,7 +189,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         const errors = result.errors ?? [];
         if (errors.some(isPathProblem)) throw NotFound.entity(resourceName(operationId, pathParam));
         const problems = [
-          ...validationDetails(errors),
+          ...validationDetails(errors, errors.length ? requestSchemas(api, operationId) : []),
           ...nulCharacterProblems(query, '/query'),
           ...nulCharacterProblems(ctx.request.body, '/body'),
         ];
@@ -196,10 +209,13 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
           em: ctx.state.em,
           log: ctx.state.log,
         };
-        const response = await handler(input);
-        ctx.status = response.status;
-        if (response.headers) ctx.set(response.headers);
-        if (response.body !== undefined) ctx.body = response.body;
+        const answer = async () => {
+          const response = await handler(input);
+          ctx.status = response.status;
+          if (response.headers) ctx.set(response.headers);
+          if (response.body !== undefined) ctx.body = response.body;
+        };
+        await (idempotent ? answerOnce(ctx, options.clock ?? systemClock, answer) : answer());
       },
     ];
     router.register(koaPath, [operation.method.toUpperCase()], steps);

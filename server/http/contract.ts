@@ -35,6 +35,7 @@ export const PUBLIC_OPERATIONS = [
   'createSsoAccount',
   'startMobileSso',
   'finishMobileSso',
+  'getApiIndex',
 ] as const;
 export type PublicOperation = (typeof PUBLIC_OPERATIONS)[number];
 

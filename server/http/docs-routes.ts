@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { SERVICE_PATHS } from './api-index.ts';
 import { DOCS_PAGE_PATH, DOCS_RENDERER_PATH } from './openapi-document.ts';
 
 /** Where the docs page loads Redoc's renderer from: our own server, never a CDN. */
@@ -36,7 +37,7 @@ export function docsRoutes(): Router {
   const page = readBuilt(DOCS_PAGE_PATH);
   const renderer = readBuilt(DOCS_RENDERER_PATH);
   const router = new Router();
-  router.get('/docs', (ctx) => {
+  router.get(SERVICE_PATHS.docs, (ctx) => {
     ctx.set('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
     send(ctx, page, 'text/html');
   });

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
 import { DomainError } from '../core/errors.ts';
 import { isConnectionLoss } from '../db/connection-loss.ts';
 import { errorResponse, HttpError, ServiceBusy } from './errors.ts';
@@ -8,14 +9,52 @@ function isDataException(error: unknown): boolean {
   return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 }
 
+/**
+ * PostgreSQL's foreign_key_violation: a write pointed at a record (a family, a category, a tag...)
+ * that a concurrent delete removed after the write had checked it.
+ */
+function isVanishedReference(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23503';
+}
+
 /** A crash recovery of PostgreSQL takes about a second; a client waiting twice that mostly succeeds. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
+/** What a failure answers: its status, extra headers and the documented body (a 500 is logged here). */
+export function errorAnswer(
+  caught: unknown,
+  log: Logger,
+): { status: number; headers: Record<string, string>; body: unknown } {
+  let error = caught;
+  if (isConnectionLoss(error)) {
+    // A passing state the client can wait out, not a fault of the service (docs/faults.md).
+    log.warn({ err: error }, 'database out of reach: answered 503');
+    error = new ServiceBusy(DATABASE_RETRY_AFTER_SECONDS);
+  }
+  if (error instanceof DomainError || error instanceof HttpError) return errorResponse(error);
+  if (isDataException(error)) {
+    // Last line of defence: input the contract let through but PostgreSQL cannot store or
+    // compare (SQLSTATE class 22) is the client's mistake, not a server fault.
+    log.warn({ err: error }, 'database refused a value from the request');
+    const message = 'A value in the request cannot be stored or compared (it is out of range or malformed)';
+    return { status: 422, headers: {}, body: { error: 'validation_failed', message, errors: [{ message }] } };
+  }
+  if (isVanishedReference(error)) {
+    // Nothing was written (the statement failed whole); the client learns which race it lost.
+    log.warn({ err: error }, 'a record the request refers to was deleted meanwhile');
+    const message = 'A record this request refers to was deleted while the request ran';
+    return { status: 422, headers: {}, body: { error: 'validation_failed', message, errors: [{ message }] } };
+  }
+  log.error({ err: error }, 'unhandled error');
+  const message = 'An unexpected error occurred; it has been logged with the request id';
+  return { status: 500, headers: {}, body: { error: 'internal_error', message, errors: [{ message }] } };
+}
+
 /**
- * First in the chain: every failure leaves as the documented error body. Domain errors get the
- * status of their kind and HTTP errors keep their own; a database out of reach (restarting, or no
- * connection free in time) is a 503 with Retry-After; anything else is a 500 whose details are
- * logged with the request id, never sent.
+ * First in the chain: every failure leaves as the documented error body (errorAnswer). Domain
+ * errors get the status of their kind and HTTP errors keep their own; a database out of reach
+ * (restarting, or no connection free in time) is a 503 with Retry-After; anything else is a 500
+ * whose details are logged with the request id, never sent.
  */
 export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
@@ -30,32 +69,10 @@ export function errorMiddleware(): Middleware {
         ctx.body = { error: code, message, errors: [{ message }] };
       }
     } catch (caught) {
-      let error = caught;
-      if (isConnectionLoss(error)) {
-        // A passing state the client can wait out, not a fault of the service (docs/faults.md).
-        ctx.state.log.warn({ err: error }, 'database out of reach: answered 503');
-        error = new ServiceBusy(DATABASE_RETRY_AFTER_SECONDS);
-      }
-      if (error instanceof DomainError || error instanceof HttpError) {
-        const { status, headers, body } = errorResponse(error);
-        ctx.status = status;
-        ctx.set(headers);
-        ctx.body = body;
-        return;
-      }
-      if (isDataException(error)) {
-        // Last line of defence: input the contract let through but PostgreSQL cannot store or
-        // compare (SQLSTATE class 22) is the client's mistake, not a server fault.
-        ctx.state.log.warn({ err: error }, 'database refused a value from the request');
-        const message = 'A value in the request cannot be stored or compared (it is out of range or malformed)';
-        ctx.status = 422;
-        ctx.body = { error: 'validation_failed', message, errors: [{ message }] };
-        return;
-      }
-      ctx.state.log.error({ err: error }, 'unhandled error');
-      const message = 'An unexpected error occurred; it has been logged with the request id';
-      ctx.status = 500;
-      ctx.body = { error: 'internal_error', message, errors: [{ message }] };
+      const { status, headers, body } = errorAnswer(caught, ctx.state.log);
+      ctx.status = status;
+      ctx.set(headers);
+      ctx.body = body;
     }
   };
 }

@@ -62,6 +62,14 @@ export class PayloadTooLarge extends HttpError {
   }
 }
 
+/** A body that is not declared as JSON: the client is told which header to set. */
+export class UnsupportedMediaType extends HttpError {
+  constructor(received: string | undefined) {
+    const message = `Content-Type must be application/json (got ${received || 'none'})`;
+    super(415, 'unsupported_media_type', message, [{ message, path: '/header/content-type' }]);
+  }
+}
+
 /**
  * The database is out of reach for now: restarting or recovering, or no connection came free for
  * the request in time (server/db/connection-loss.ts). The client is told when to try again.

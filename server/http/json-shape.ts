@@ -9,6 +9,13 @@ export const MAX_JSON_DEPTH = 64;
  */
 export const MAX_JSON_ARRAY_ITEMS = 1000;
 
+/**
+ * Most members and items a request body may hold in all. The largest bodies of the contract (1,000
+ * exchange rates or security prices) hold about 6,000. Every member a schema does not define is an
+ * error of its own in validation: a 16 MiB body of a million stray members took seconds there.
+ */
+export const MAX_JSON_VALUES = 20_000;
+
 /** A container (object or array) met on the walk, with the way back to the root for its pointer. */
 interface Frame {
   value: object;
@@ -33,6 +40,7 @@ function pointerOf(frame: Frame, root: string): string {
 export function jsonShapeProblem(body: unknown, root = '/body'): ResponseErrorDetail | undefined {
   if (body === null || typeof body !== 'object') return undefined;
   const stack: Frame[] = [{ value: body, depth: 1, key: '', parent: undefined }];
+  let values = 0;
   while (stack.length) {
     const frame = stack.pop()!;
     if (frame.depth > MAX_JSON_DEPTH) {
@@ -47,6 +55,10 @@ export function jsonShapeProblem(body: unknown, root = '/body'): ResponseErrorDe
     const entries: [string, unknown][] = Array.isArray(frame.value)
       ? frame.value.map((item, index) => [String(index), item])
       : Object.entries(frame.value);
+    values += entries.length;
+    if (values > MAX_JSON_VALUES) {
+      return { path: root, message: `the body may hold at most ${MAX_JSON_VALUES} members and items in all` };
+    }
     for (const [key, value] of entries) {
       if (value !== null && typeof value === 'object')
         stack.push({ value, depth: frame.depth + 1, key, parent: frame });

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { SERVICE_PATHS } from './api-index.ts';
 
 /** The API's paths: answers there hold a household's private data. */
 const PRIVATE = /^\/(api|auth)\//;
@@ -12,7 +13,7 @@ const PRIVATE = /^\/(api|auth)\//;
 export function responseHeaders(): Middleware {
   return async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
-    if (PRIVATE.test(ctx.path) && ctx.path !== '/api/v1/openapi.json') ctx.set('Cache-Control', 'no-store');
+    if (PRIVATE.test(ctx.path) && ctx.path !== SERVICE_PATHS.openapi) ctx.set('Cache-Control', 'no-store');
     await next();
   };
 }

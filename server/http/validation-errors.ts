@@ -1,4 +1,7 @@
 import type { ErrorObject } from 'ajv';
+import { boundMessage, isBoundKeyword } from '../core/bound-message.ts';
+import { suggest } from '../../language-server/src/service/checks/suggestions.ts';
+import { MAX_ERROR_ENTRIES } from '../core/errors.ts';
 import type { ResponseErrorDetail } from './errors.ts';
 
 /** openapi-backend validates `{path, query, header, requestBody}`; the client knows them as these. */
@@ -34,9 +37,36 @@ function enumMessage(field: string, allowed: unknown[]): string {
   return `${field} must be one of the ${allowed.length} values listed in the contract (${examples}, ...)`;
 }
 
-function describe(error: ErrorObject): ResponseErrorDetail | undefined {
+/** The names an object may hold where an unknown one was found: its schema's `properties` (Ajv's `verbose`). */
+function knownNames(error: ErrorObject): string[] {
+  return Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+}
+
+/**
+ * The one rule for a name the contract does not define, in a query or at any depth of a body:
+ * named at its pointer, with the defined name it is closest to, if one is close (the language
+ * service's "did you mean" measure). `known` holds every name allowed there (all `oneOf` branches).
+ */
+function unknownName(pointer: string, name: string, known: readonly string[] | undefined): ResponseErrorDetail {
+  const meant = known && suggest(name, known);
+  const what = pointer.startsWith('/query') ? 'query parameter' : 'field';
+  return {
+    path: `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+    message: `${name} is not a known ${what}${meant ? `; did you mean ${meant}?` : ''}`,
+  };
+}
+
+/**
+ * `known`: per pointer, the names defined there; undefined once the answer holds as many entries
+ * as it shows (MAX_ERROR_ENTRIES), after which a suggestion would only cost time.
+ */
+function describe(error: ErrorObject, known: Map<string, Set<string>> | undefined): ResponseErrorDetail | undefined {
   const pointer = clientPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
+  // The words the server uses for a decimal string beyond the same bound (server/core/bound-message.ts).
+  if (isBoundKeyword(error.keyword)) {
+    return { path: pointer, message: boundMessage(fieldName(pointer), error.keyword, params.limit as number) };
+  }
   switch (error.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
@@ -55,10 +85,7 @@ function describe(error: ErrorObject): ResponseErrorDetail | undefined {
       };
     }
     case 'additionalProperties':
-      return {
-        path: `${pointer}/${String(params.additionalProperty)}`,
-        message: `${String(params.additionalProperty)} is not a known ${pointer.startsWith('/query') ? 'query parameter' : 'field'}`,
-      };
+      return unknownName(pointer, String(params.additionalProperty), known && [...(known.get(pointer) ?? [])]);
     case 'enum':
       return { path: pointer, message: enumMessage(fieldName(pointer), params.allowedValues as unknown[]) };
     case 'const':
@@ -113,26 +140,73 @@ function mergeRequiredAlternatives(errors: ErrorObject[]): ErrorObject[] {
   return merged;
 }
 
+type Schema = Record<string, unknown>;
+type Messages = Record<string, string>;
+
+/**
+ * The schemas that apply the failing keyword's schema in place, outermost first: the chain of
+ * `allOf` items leading to it from `root` (the validator's schema). A field that applies a shared
+ * component (`allOf: [{$ref: DecimalInput}]`) may word the component's messages itself.
+ */
+function inPlaceSchemas(error: ErrorObject, roots: readonly Schema[]): Schema[] {
+  const segments = error.schemaPath.replace(/^#\/?/, '').split('/').slice(0, -1);
+  for (const root of roots) {
+    const chain: Schema[] = [root];
+    for (const segment of segments) {
+      const next = (chain.at(-1) as Record<string, unknown> | undefined)?.[
+        segment.replace(/~1/g, '/').replace(/~0/g, '~')
+      ];
+      if (!next || typeof next !== 'object') break;
+      chain.push(next as Schema);
+    }
+    if (chain.length !== segments.length + 1 || chain.at(-1) !== error.parentSchema) continue;
+    // Walk back from the keyword's schema while it was reached as `allOf/<n>` of its parent.
+    let first = chain.length - 1;
+    for (let at = segments.length; at >= 2 && segments[at - 2] === 'allOf'; at -= 2) first -= 2;
+    return chain.slice(first).filter((_, index) => index % 2 === 0);
+  }
+  return error.parentSchema ? [error.parentSchema as Schema] : [];
+}
+
 /**
  * The contract may word a rule's message itself: `x-error-messages: {<keyword>: <message>}` on
  * the schema that holds the keyword (the seed's "Both amount and date are required when
- * updating reconciliation"). Needs Ajv's `verbose` option, which gives each error its schema.
+ * updating reconciliation"), or on a schema applying it in place through `allOf`, whose words
+ * win (a trade's `qty` words the messages of the shared `DecimalInput`). `{field}` stands for the
+ * field's name. Needs Ajv's `verbose` option, which gives each error its schema.
  */
-function contractMessage(error: ErrorObject): string | undefined {
-  const messages = (error.parentSchema as { 'x-error-messages'?: Record<string, string> } | undefined)?.[
-    'x-error-messages'
-  ];
-  return messages?.[error.keyword === REQUIRED_ANY_OF ? 'anyOf' : error.keyword];
+function contractMessage(error: ErrorObject, pointer: string, roots: readonly Schema[]): string | undefined {
+  const keyword = error.keyword === REQUIRED_ANY_OF ? 'anyOf' : error.keyword;
+  for (const schema of inPlaceSchemas(error, roots)) {
+    const message = (schema['x-error-messages'] as Messages | undefined)?.[keyword];
+    if (message) return message.replaceAll('{field}', fieldName(pointer));
+  }
+  return undefined;
 }
 
 /** Turns Ajv results into one entry per problem, each with a JSON pointer into the request. */
-export function validationDetails(errors: ErrorObject[]): ResponseErrorDetail[] {
+export function validationDetails(errors: ErrorObject[], roots: readonly Schema[] = []): ResponseErrorDetail[] {
   const seen = new Set<string>();
   const details: ResponseErrorDetail[] = [];
+  // An object under `oneOf` is checked against each branch: the names of all of them are known there.
+  // Each schema's names are read once per pointer, however many stray members it reports there.
+  const known = new Map<string, Set<string>>();
+  const schemasRead = new Map<string, Set<unknown>>();
+  for (const error of errors) {
+    if (error.keyword !== 'additionalProperties') continue;
+    const pointer = clientPointer(error.instancePath);
+    const schemas = schemasRead.get(pointer) ?? new Set<unknown>();
+    schemasRead.set(pointer, schemas);
+    if (schemas.has(error.parentSchema)) continue;
+    schemas.add(error.parentSchema);
+    const names = known.get(pointer) ?? new Set<string>();
+    for (const name of knownNames(error)) names.add(name);
+    known.set(pointer, names);
+  }
   for (const error of mergeRequiredAlternatives(errors)) {
-    const described = describe(error);
+    const described = describe(error, details.length < MAX_ERROR_ENTRIES ? known : undefined);
     if (!described) continue;
-    const custom = contractMessage(error);
+    const custom = contractMessage(error, described.path ?? '/body', roots);
     const detail = custom ? { ...described, message: custom } : described;
     const key = `${detail.path}\u0000${detail.message}`;
     if (seen.has(key)) continue;

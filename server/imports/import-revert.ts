@@ -1,3 +1,4 @@
+import { deleteEntriesWithDetails } from '../entries/entry-deletion.ts';
 import { revertImportedRates } from '../exchange-rates/exchange-rate.revert.ts';
 import type { ImportJob } from './writers/import-writer.ts';
 
@@ -14,19 +15,7 @@ export async function revertImportRecords(
 ): Promise<{ accounts: string[]; staleSyncs: boolean }> {
   // Rates first: their lock comes before account locks, as in every rate write.
   const rates = await revertImportedRates(job.run, job.id);
-  const touched = await job.run<{ account_id: string }>(
-    `with removed as (
-       delete from entries where import_id = ?::uuid returning entryable_type, entryable_id, account_id
-     ), transactions_removed as (
-       delete from transactions where id in (select entryable_id from removed where entryable_type = 'Transaction')
-     ), trades_removed as (
-       delete from trades where id in (select entryable_id from removed where entryable_type = 'Trade')
-     ), valuations_removed as (
-       delete from valuations where id in (select entryable_id from removed where entryable_type = 'Valuation')
-     )
-     select distinct account_id from removed`,
-    [job.id],
-  );
+  const touched = await deleteEntriesWithDetails(job.run, 'import_id = ?::uuid', [job.id]);
   for (const table of ['categories', 'tags', 'merchants', 'rules']) {
     await job.run(`delete from ${table} where import_id = ?::uuid`, [job.id]);
   }
@@ -37,5 +26,5 @@ export async function revertImportRecords(
     [job.id],
   );
   const deleted = new Set(kept.map((row) => row.id));
-  return { accounts: touched.map((row) => row.account_id).filter((id) => !deleted.has(id)), staleSyncs: rates > 0 };
+  return { accounts: touched.filter((id) => !deleted.has(id)), staleSyncs: rates > 0 };
 }

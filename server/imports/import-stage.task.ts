@@ -47,6 +47,7 @@ export function importStageTask(settings: ImportSettings) {
           const counts = await stageRows(
             run,
             importId,
+            record.family_id,
             record.raw_file_content,
             {
               type: record.type,

@@ -1,4 +1,5 @@
 import type { Sql } from '../core/sql.ts';
+import { flagNameClashes } from './account-names.ts';
 import { ImportFileProblem, readImportRows, type ReadContext } from './row-reader.ts';
 
 /** Rows written per statement: large enough to amortise the round trip, small enough for memory. */
@@ -32,12 +33,14 @@ async function insertBatch(run: Sql, importId: string, rows: string[]): Promise<
 /**
  * Reads the CSV with the import's configuration and stores its rows (replacing earlier ones), in
  * the caller's transaction, streaming in batches: what `listImportRows` shows and the job writes.
+ * An AccountImport's rows naming an account that is taken are then flagged (`account-names.ts`).
  * A file that cannot be read at all, or holds more rows or bytes than `limits` allow, throws an
  * ImportFileProblem as soon as that is known: the caller rolls back, so nothing stays staged.
  */
 export async function stageRows(
   run: Sql,
   importId: string,
+  familyId: string,
   text: string,
   context: ReadContext,
   limits: StagingLimits,
@@ -46,7 +49,8 @@ export async function stageRows(
   const counts: StagedCounts = { rows_count: 0, valid_rows_count: 0, invalid_rows_count: 0, error: null };
   let staged = 0;
   let batch: string[] = [];
-  for await (const row of readImportRows(text, context)) {
+  const rows = readImportRows(text, context);
+  for await (const row of rows) {
     if (++counts.rows_count > limits.maxRows) {
       throw new ImportFileProblem(`the CSV has more than ${limits.maxRows} data rows, the most an import may have`);
     }
@@ -66,5 +70,10 @@ export async function stageRows(
     }
   }
   if (batch.length) await insertBatch(run, importId, batch);
+  if (context.type === 'AccountImport') {
+    const flagged = await flagNameClashes(run, importId, familyId, rows.header('name') ?? 'name');
+    counts.valid_rows_count -= flagged;
+    counts.invalid_rows_count += flagged;
+  }
   return counts;
 }

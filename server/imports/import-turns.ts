@@ -165,3 +165,47 @@ export function turnTask(
     });
   });
 }
+
+/**
+ * Where a family's turn was lost, gives it back: an import holding the turn in a work status whose
+ * job is spent or gone (its three attempts fell within a database outage, so not even its last
+ * attempt could mark it failed) gets its job again; a family whose queue waits with no holder (the
+ * step that passes the turn on failed) has the turn passed. Returns the imports whose job was
+ * queued. Each family is checked again under its import lock, so nothing running is touched.
+ */
+export async function reviveTurns(client: Queryable, settings: ImportSettings): Promise<number> {
+  const timeout = { statementTimeoutMs: settings.statementTimeoutMs };
+  // A job is alive while it may still run: taken now, or with attempts left.
+  const stuck = (familyFilter: string) => `
+    select i.id, i.family_id, i.status, i.holds_turn from imports i
+    where ${familyFilter}
+      and ((i.holds_turn and i.status in ('staging', 'importing', 'reverting')
+            and not exists (
+              select 1 from graphile_worker.jobs j
+              where j.key = (case i.status when 'staging' then 'import_stage:'
+                                           when 'importing' then 'import_process:'
+                                           else 'import_revert:' end) || i.id
+                and (j.locked_at is not null or j.attempts < j.max_attempts)))
+        or (i.queued_at is not null
+            and not exists (select 1 from imports h where h.family_id = i.family_id and h.holds_turn)))`;
+  const families = await sqlOn(client)<{ family_id: string }>(`select distinct family_id from (${stuck('true')}) s`);
+  let revived = 0;
+  for (const { family_id: familyId } of families) {
+    revived += await inTransaction(
+      client,
+      async (run) => {
+        await lockFamilyImports(client, familyId);
+        const rows = await run<{ id: string; status: WorkStatus; holds_turn: boolean }>(
+          stuck('i.family_id = ?::uuid'),
+          [familyId],
+        );
+        const holder = rows.find((row) => row.holds_turn);
+        if (holder) await queueTurnJob(client, familyId, holder.id, holder.status, settings);
+        else if (rows.length) await passTurn(client, familyId, settings);
+        return holder || rows.length ? 1 : 0;
+      },
+      timeout,
+    );
+  }
+  return revived;
+}

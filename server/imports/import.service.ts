@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CSV_CONTENT_LIMIT, type ImportSettings } from '../config.ts';
-import { sql } from '../core/sql.ts';
+import { sql, sqlOn, type SqlTarget } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { NotFound, ValidationFailed } from '../core/errors.ts';
 import {
@@ -169,4 +169,31 @@ export async function deleteImport(
     await sql(tx, 'delete from imports where id = ?', [id]);
     await passTurn(tx, familyId, settings);
   });
+}
+
+/**
+ * Before an account is deleted: its imports that wrote nothing go with it (as `deleteImport` would
+ * delete them, with their staged rows), while one that is being read, written or reverted, or
+ * waits to be written, stands in the way (422): its job would write into the account or revert
+ * from it. The caller holds the account's lock; the family's import lock comes next (the lock
+ * order of import requests). None of the deleted imports holds the family's turn, so no turn is
+ * passed. Imports that wrote into the account stay, without it.
+ */
+export async function deleteImportsOfAccount(target: SqlTarget, familyId: string, accountId: string): Promise<void> {
+  const run = sqlOn(target);
+  await lockFamilyImports(target, familyId);
+  const [busy] = await run<{ status: string }>(
+    `select status from imports where account_id = ?::uuid
+        and (holds_turn or status in ('importing', 'reverting')) limit 1`,
+    [accountId],
+  );
+  if (busy) {
+    throw new ValidationFailed([
+      { message: `The account has an import in progress (${busy.status}); delete the account once it has ended` },
+    ]);
+  }
+  await run(
+    `delete from imports where account_id = ?::uuid and status in ('staging', 'pending', 'failed', 'expired')`,
+    [accountId],
+  );
 }

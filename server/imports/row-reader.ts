@@ -38,13 +38,31 @@ function effectiveFormats(type: ImportType, configuration: ImportConfiguration) 
   };
 }
 
+/** The rows of an import's CSV, and the header each column was found under. */
+export interface ImportRows extends AsyncIterable<ReadRow> {
+  /** The header of the column of `key` as written in the CSV, once the header row is read. */
+  header(key: string): string | undefined;
+}
+
 /**
  * Reads an import's CSV row by row (streaming: the file is never an array of rows) with the
  * columns of its type and its configuration. Problems of single cells become row errors; a
  * header that lacks a required column, repeats one, or a CSV that cannot be parsed is an
  * {@link ImportFileProblem}.
  */
-export async function* readImportRows(text: string, context: ReadContext): AsyncGenerator<ReadRow> {
+export function readImportRows(text: string, context: ReadContext): ImportRows {
+  let headerOf: (key: string) => string | undefined = () => undefined;
+  return {
+    header: (key) => headerOf(key),
+    [Symbol.asyncIterator]: () => rowsOf(text, context, (lookup) => (headerOf = lookup)),
+  };
+}
+
+async function* rowsOf(
+  text: string,
+  context: ReadContext,
+  onHeader: (headerOf: (key: string) => string | undefined) => void,
+): AsyncGenerator<ReadRow> {
   const formats = effectiveFormats(context.type, context.configuration);
   let readers: DateReader[];
   try {
@@ -65,27 +83,25 @@ export async function* readImportRows(text: string, context: ReadContext): Async
   let columns: Column[] = [];
   let quoted: string[] = [];
   let rowNumber = 0;
+  const header = (key: string) => {
+    const column = columns.find((candidate) => candidate.key === key);
+    return column ? headers![column.index] : undefined;
+  };
   try {
     for await (const record of csvRecords(text, { delimiter: formats.separator })) {
       if (!headers) {
         headers = record.cells;
         columns = resolveColumns(context, headers);
         quoted = columns.filter((column) => column.currency).map((column) => column.key);
+        onHeader(header);
         continue;
       }
       rowNumber++;
       const fields: Record<string, string | null> = {};
       for (const { key, index } of columns) fields[key] = record.cells[index] ?? null;
-      const cells = {
-        quoted,
-        get: (key: string) => fields[key] ?? undefined,
-        header: (key: string) => {
-          const column = columns.find((candidate) => candidate.key === key);
-          return column ? headers![column.index] : undefined;
-        },
-      };
+      const cells = { quoted, get: (key: string) => fields[key] ?? undefined, header };
       const { values, errors } = readRowValues(context.type, cells, rules);
-      if (record.cells.length !== headers.length) {
+      if (isRagged(record.cells, headers)) {
         errors.push({ message: `row has ${record.cells.length} cells, the header ${headers.length}` });
       }
       yield { row_number: rowNumber, line: record.line, fields, values: errors.length ? null : values, errors };
@@ -96,6 +112,18 @@ export async function* readImportRows(text: string, context: ReadContext): Async
   }
   if (!headers) throw new ImportFileProblem('the CSV is empty: a header row is needed');
   if (rowNumber === 0) throw new ImportFileProblem('the CSV has a header but no data rows');
+}
+
+/**
+ * Whether a row's cells do not line up with the header. Many bank exports (Chase among them) end
+ * every data row, and sometimes the header, with a comma: an empty last column that means nothing.
+ * So cells past the header's last named column only count when they hold text, and a row may stop
+ * short of blank header columns at the end; a row missing a named column's cell is still ragged.
+ */
+function isRagged(cells: string[], headers: string[]): boolean {
+  let named = headers.length;
+  while (named > 0 && headers[named - 1] === '') named--;
+  return cells.length < named || cells.slice(named).some((cell) => cell !== '');
 }
 
 /** A column read: a meaning of the type's, or (`currency`) the code of a currency column. */

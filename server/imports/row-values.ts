@@ -92,7 +92,7 @@ class RowReading {
         label: key,
         scale: options.scale,
         max: options.max,
-        ...(options.positive ? { positive: `${key} must be greater than 0` } : {}),
+        aboveZero: options.positive,
       });
     } catch (error) {
       if (error instanceof ValidationFailed) return this.problem(key, error.message);

@@ -9,11 +9,14 @@ import {
   type ImportSettings,
 } from '../config.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
+import { accountDeleteTask } from '../accounts/account-delete.task.ts';
 import { accountSyncTask } from '../accounts/account-sync.task.ts';
 import { queueEveryStaleSync } from '../accounts/account-sync.ts';
 import { assistantReplyTask } from '../assistant/assistant-reply.task.ts';
+import { IDEMPOTENCY_EXPIRE_CRONTAB, idempotencyExpireTask } from '../idempotency/idempotency-expire.task.ts';
 import { IMPORT_EXPIRE_CRONTAB, importExpireTask } from '../imports/import-expire.task.ts';
 import { importProcessTask } from '../imports/import-process.task.ts';
+import { IMPORT_REVIVE_CRONTAB, importReviveTask } from '../imports/import-revive.task.ts';
 import { importRevertTask } from '../imports/import-revert.task.ts';
 import { importStageTask } from '../imports/import-stage.task.ts';
 import { workerLogger } from '../core/job-queue.ts';
@@ -29,7 +32,7 @@ export interface TaskSettings {
   logger?: Logger | undefined;
   /** Import limits and scheduling; the defaults when not given. */
   imports?: ImportSettings | undefined;
-  /** The time import expiry goes by; tests move it. */
+  /** The time import and Idempotency-Key expiry go by; tests move it. */
   clock?: Clock | undefined;
 }
 
@@ -38,10 +41,13 @@ function backgroundTasks(settings: TaskSettings): TaskList {
   const imports = settings.imports ?? importSettings({});
   return {
     account_sync: accountSyncTask,
+    account_delete: accountDeleteTask,
     import_stage: importStageTask(imports),
     import_process: importProcessTask(imports),
     import_revert: importRevertTask(imports),
     import_expire: importExpireTask(imports, settings.clock ?? systemClock),
+    import_revive: importReviveTask(imports),
+    idempotency_expire: idempotencyExpireTask(settings.clock ?? systemClock),
     transfer_suggest: transferSuggestTask,
   };
 }
@@ -62,6 +68,8 @@ export interface WorkerOptions extends TaskSettings {
   /** Assistant replies written at once, beside `concurrency` (AI_WORKER_CONCURRENCY). */
   aiConcurrency?: number | undefined;
   pollIntervalMs: number;
+  /** How far job connections' backends yield the CPU to requests (WORKER_NICENESS; 0: not at all). */
+  niceness?: number | undefined;
 }
 
 /** A running job runner. */
@@ -109,7 +117,7 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
       // runner's listen and poll connections, so no job can wait for a connection another holds.
       poolSize: options.concurrency * 2 + 2,
       taskList: backgroundTasks(options),
-      options: { crontab: IMPORT_EXPIRE_CRONTAB },
+      options: { crontab: [IMPORT_EXPIRE_CRONTAB, IMPORT_REVIVE_CRONTAB, IDEMPOTENCY_EXPIRE_CRONTAB].join('\n') },
     },
     {
       // A reply waits on a model server for minutes; on a runner of its own (a runner takes only
@@ -121,6 +129,9 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
       poolSize: aiConcurrency + 2,
       taskList: assistantTasks(options),
       options: {
+        // No cron here (the main runner has the crontab): without cron items of its own, a runner
+        // reads ./crontab and logs that it failed to.
+        parsedCronItems: [],
         gracefulShutdownAbortTimeout: 0,
         // Unbatched, a job's failure is sent without being awaited and can be lost when the stop
         // closes the pool: the reply's job would stay locked until a liveness sweep. Batched
@@ -141,7 +152,7 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
   let restarting: Promise<void> | undefined;
 
   const startRunner = async (spec: RunnerSpec): Promise<RunningRunner> => {
-    const pool = createJobPool(options.connectionString, spec.poolSize, logger);
+    const pool = createJobPool(options.connectionString, spec.poolSize, options.niceness ?? 0, logger);
     // Each runner's pools are recorded, so that a runner that died can have its jobs unlocked.
     const poolIds: string[] = [];
     const events: WorkerEvents = new EventEmitter();

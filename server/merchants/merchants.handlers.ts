@@ -5,8 +5,11 @@ import { ValidationFailed } from '../core/errors.ts';
 import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { Merchant } from './merchant.entity.ts';
 import { findMerchant, merchantView, searchMerchants } from './merchant.queries.ts';
+import { deleteMerchant, renameMerchant } from './merchant.service.ts';
 
-export const merchantsHandlers: Handlers<'listMerchants' | 'getMerchant' | 'createMerchant'> = {
+export const merchantsHandlers: Handlers<
+  'listMerchants' | 'getMerchant' | 'createMerchant' | 'updateMerchant' | 'deleteMerchant'
+> = {
   async listMerchants({ em, principal, query }) {
     const page = pageRequest(query);
     const { rows, total } = await searchMerchants(em, principal.familyId, page);
@@ -21,5 +24,13 @@ export const merchantsHandlers: Handlers<'listMerchants' | 'getMerchant' | 'crea
     const merchant = em.create(Merchant, { family: em.getReference(Family, principal.familyId), name });
     await flushUniqueName(em, '/merchant/name');
     return { status: 201, body: { data: merchantView(await findMerchant(em, principal.familyId, merchant.id)) } };
+  },
+  async updateMerchant({ em, principal, params, body }) {
+    await renameMerchant(em, principal.familyId, params.id, body.merchant.name);
+    return { status: 200, body: { data: merchantView(await findMerchant(em, principal.familyId, params.id)) } };
+  },
+  async deleteMerchant({ em, principal, params }) {
+    await deleteMerchant(em, principal.familyId, params.id);
+    return { status: 200, body: { data: { id: params.id, deleted: true } } };
   },
 };

@@ -26,8 +26,7 @@ function priceInput(value: number | string, path: string): string {
     label: 'price',
     scale: SCALE.money,
     max: BOUNDS.price,
-    invalid: 'price must be a number',
-    positive: 'price must be greater than 0',
+    aboveZero: true,
   });
 }
 

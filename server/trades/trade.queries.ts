@@ -1,15 +1,9 @@
 import type { EntityManager } from '../db/orm.ts';
-import { dateRange, pagedRows, sql } from '../core/sql.ts';
+import { pagedRows, sql } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
+import { entryListing, type EntryFilters } from '../entries/entry-filters.ts';
 import type { TradeRow } from './trade.view.ts';
-
-export interface TradeFilters {
-  account_id?: string;
-  account_ids?: string[];
-  start_date?: string;
-  end_date?: string;
-}
 
 const SELECT = `
   e.id, e.date, e.amount::text as amount, e.currency, e.name, e.notes,
@@ -27,29 +21,10 @@ const FROM = `
 /** The trades a family sees: its own, on accounts that are in use (the list and show alike). */
 const VISIBLE = `e.family_id = ? and e.entryable_type = 'Trade' and a.status in ('active', 'draft')`;
 
-export function searchTrades(em: EntityManager, familyId: string, filters: TradeFilters, page: PageRequest) {
-  const conditions = [VISIBLE];
-  const params: unknown[] = [familyId];
-  if (filters.account_id) {
-    conditions.push('e.account_id = ?');
-    params.push(filters.account_id);
-  }
-  if (filters.account_ids?.length) {
-    conditions.push('e.account_id = any(?::uuid[])');
-    params.push(filters.account_ids);
-  }
-  for (const condition of dateRange('e.date', filters)) {
-    conditions.push(condition.text);
-    params.push(...condition.params);
-  }
+export function searchTrades(em: EntityManager, familyId: string, filters: EntryFilters, page: PageRequest) {
   return pagedRows<TradeRow>(
     em,
-    {
-      select: SELECT,
-      from: `${FROM} where ${conditions.join(' and ')}`,
-      orderBy: 'e.date desc, e.created_at desc, e.id desc',
-      params,
-    },
+    entryListing({ select: SELECT, from: FROM, visible: VISIBLE }, familyId, filters),
     page,
   );
 }

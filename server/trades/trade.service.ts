@@ -25,7 +25,7 @@ export interface NewTrade {
   security_id?: string;
   ticker?: string;
   currency?: string;
-  fee?: number;
+  fee?: number | string;
   notes?: string;
 }
 
@@ -60,6 +60,7 @@ function positiveNumber(value: number | string | undefined, field: 'qty' | 'pric
     scale: field === 'qty' ? SCALE.qty : SCALE.money,
     max: field === 'qty' ? BOUNDS.qty : BOUNDS.price,
     invalid: INVALID,
+    aboveZero: true,
     positive: NOT_POSITIVE,
   });
 }
@@ -176,13 +177,13 @@ async function securityFor(
 export async function createTrade(em: EntityManager, familyId: string, input: NewTrade): Promise<string> {
   const qty = positiveNumber(input.qty, 'qty');
   const price = positiveNumber(input.price, 'price');
-  const fee = moneyInput(input.fee ?? 0, `${BODY}/fee`, 'fee');
+  const fee = moneyInput(input.fee ?? 0, `${BODY}/fee`, 'fee', 'notNegative');
   checkCurrency(input.currency);
   return writeUnit(em, async (tx) => {
     const account = await tradeAccount(tx, familyId, input.account_id);
     const security = await securityFor(tx, familyId, input);
     const currency = input.currency ?? account.currency;
-    minorUnitInput(fee, currency, `${BODY}/fee`, 'fee');
+    minorUnitInput(fee, currency, `${BODY}/fee`, 'fee', 'notNegative');
     const signed = await amounts(tx, input.type, qty, price, fee, currency);
     const detail = tx.create(Trade, {
       security: security.id,

@@ -16,18 +16,22 @@ export interface BulkTransaction {
   tagIds?: string[];
   /** The rate from `currency` into the account's, when the client gave one. */
   exchangeRate?: string | null;
+  /** The client's id of the transaction and where it comes from: both or neither (unique per account). */
+  externalId?: string | null;
+  source?: string | null;
 }
 
 /** The rows to write, as one JSON parameter: `json_to_recordset(?::json) as r(...)`. */
 export const INPUT_RECORDS = `json_to_recordset(?::json) as r(entry_id uuid, detail_id uuid, family_id uuid,
   account_id uuid, amount numeric, currency text, date date, name text, notes text, category_id uuid,
-  merchant_id uuid, created_at timestamptz, tag_ids uuid[], import_id uuid, exchange_rate numeric)`;
+  merchant_id uuid, created_at timestamptz, tag_ids uuid[], import_id uuid, exchange_rate numeric, external_id text,
+  source text)`;
 
 /**
  * The writes of the rows of a CTE named `input` (details, taggings, entries), as CTEs to follow it:
  * the one way a transaction is written, whether by a request, an import or the demo data. `input`
- * has the columns of INPUT_RECORDS (`import_id` null unless an import writes it, `exchange_rate` unless
- * the client gave one).
+ * has the columns of INPUT_RECORDS (`import_id` null unless an import writes it, `exchange_rate`,
+ * `external_id` and `source` unless the client gave them).
  */
 export const WRITE_INPUT = `
   details as (
@@ -38,9 +42,9 @@ export const WRITE_INPUT = `
     select gen_random_uuid(), tag_id, 'Transaction', detail_id, created_at from input, unnest(tag_ids) as tag_id
   ), written as (
     insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes,
-      created_at, updated_at, import_id, exchange_rate)
+      created_at, updated_at, import_id, exchange_rate, external_id, source)
     select entry_id, family_id, account_id, 'Transaction', detail_id, amount, currency, date, name, notes, created_at,
-      created_at, import_id, exchange_rate
+      created_at, import_id, exchange_rate, external_id, source
     from input
     returning 1
   )`;
@@ -70,6 +74,8 @@ export function inputRecords(items: TransactionRecord[]): { json: string; ids: s
     created_at: new Date(now - (items.length - 1 - index)).toISOString(),
     tag_ids: item.tagIds ?? [],
     exchange_rate: item.exchangeRate ?? null,
+    external_id: item.externalId ?? null,
+    source: item.source ?? null,
   }));
   return { json: JSON.stringify(rows), ids: rows.map((row) => row.entry_id) };
 }

@@ -16,15 +16,16 @@ export interface TransactionFilters {
   tag_ids?: string[];
   start_date?: string;
   end_date?: string;
-  min_amount?: number;
-  max_amount?: number;
+  /** Exact decimal text or a number (the assistant's tool). */
+  min_amount?: number | string;
+  max_amount?: number | string;
   type?: 'income' | 'expense' | 'transfer';
   search?: string;
 }
 
 const SELECT = `
-  e.id, e.date, e.amount::text as amount, e.currency, e.name, e.notes, e.created_at, e.updated_at,
-  a.id as account_id, a.name as account_name, a.account_type, a.currency::text as account_currency,
+  e.id, e.date, e.amount::text as amount, e.currency, e.name, e.notes, e.external_id, e.source, e.created_at,
+  e.updated_at, a.id as account_id, a.name as account_name, a.account_type, a.currency::text as account_currency,
   case when e.currency <> a.currency
     then coalesce(e.exchange_rate, exchange_rate_on(e.family_id, e.currency, a.currency, e.date))::text end as exchange_rate,
   c.id as category_id, c.name as category_name, c.color as category_color, c.icon as category_icon,

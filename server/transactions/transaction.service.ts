@@ -14,6 +14,7 @@ import { queueAccountSync } from '../accounts/account-sync.ts';
 import { lockEntryAccount } from '../accounts/account-lock.ts';
 import { retryingConflicts, writeUnit } from '../core/write-unit.ts';
 import { sql } from '../core/sql.ts';
+import { uniqueViolation } from '../core/flush-unique.ts';
 import type { TransactionRecord } from './transaction.bulk-insert.ts';
 import { transactionCreateStatement } from './transaction.create-statement.ts';
 import { transferPartnerAccounts } from '../transfers/transfer-membership.ts';
@@ -24,7 +25,7 @@ import { Transaction } from './transaction.entity.ts';
 export interface TransactionInput {
   account_id?: string;
   date?: string;
-  amount?: number;
+  amount?: number | string;
   name?: string;
   description?: string;
   notes?: string | null;
@@ -34,6 +35,8 @@ export interface TransactionInput {
   merchant_id?: string | null;
   nature?: Nature;
   tag_ids?: string[];
+  external_id?: string;
+  source?: string;
 }
 
 const BODY = '/transaction';
@@ -131,9 +134,43 @@ async function referencesOfNew(em: EntityManager, familyId: string, input: Trans
   }
 }
 
-/** Records a transaction; returns its id (the entry's). */
-export async function createTransaction(em: EntityManager, familyId: string, input: TransactionInput): Promise<string> {
+/** Where an `external_id` comes from when the client names nothing else (as the reference does). */
+const DEFAULT_SOURCE = 'api';
+/** The unique index of migration 20261201010000: one transaction per account, source and external id. */
+const EXTERNAL_ID_INDEX = 'entries_account_source_external_id_unique';
+
+/** The family's transaction on the account that carries this source and external id, if any. */
+async function transactionWithExternalId(
+  em: EntityManager,
+  familyId: string,
+  accountId: string,
+  key: { externalId: string; source: string },
+): Promise<string | undefined> {
+  const [row] = await sql<{ id: string }>(
+    em,
+    `select e.id from entries e join accounts a on a.id = e.account_id
+     where e.account_id = ? and a.family_id = ? and e.source = ? and e.external_id = ?`,
+    [accountId, familyId, key.source, key.externalId],
+  );
+  return row?.id;
+}
+
+/**
+ * Records a transaction; returns its id (the entry's) and whether it was created. A create
+ * repeating an account's `source` and `external_id` writes nothing and returns the transaction
+ * already there, whatever else it says (an offline queue sending again); the unique index decides
+ * between concurrent ones, and the losers read the winner's.
+ */
+export async function createTransaction(
+  em: EntityManager,
+  familyId: string,
+  input: TransactionInput,
+): Promise<{ id: string; created: boolean }> {
   checkInput(input);
+  const key =
+    input.external_id === undefined ? null : { externalId: input.external_id, source: input.source ?? DEFAULT_SOURCE };
+  const stored = key && (await transactionWithExternalId(em, familyId, input.account_id!, key));
+  if (stored) return { id: stored, created: false };
   const refs = await referencesOfNew(em, familyId, input);
   const record: TransactionRecord = {
     familyId,
@@ -147,14 +184,26 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
     categoryId: refs.categoryId,
     merchantId: refs.merchantId,
     tagIds: refs.tagIds ?? [],
+    externalId: key?.externalId ?? null,
+    source: key?.source ?? null,
   };
   // Create is a hot path (bench/README.md): lock, apply rules, write and queue the sync in one
   // statement. Rules fill in only what the request left out.
   const fill = { category: !refs.categoryGiven, merchant: !refs.merchantGiven, tags: refs.tagIds === undefined };
   const { statement, id } = transactionCreateStatement(record, fill);
-  const [outcome] = await retryingConflicts(() =>
-    sql<{ account_currency: string; queued: number }>(em, statement.text, statement.params),
-  ).catch(balanceBoundAt({ path: `${BODY}/amount` }));
+  let outcome: { account_currency: string; queued: number } | undefined;
+  try {
+    [outcome] = await retryingConflicts(() =>
+      sql<{ account_currency: string; queued: number }>(em, statement.text, statement.params),
+    ).catch(balanceBoundAt({ path: `${BODY}/amount` }));
+  } catch (error) {
+    const winner =
+      key && uniqueViolation(error)?.constraint === EXTERNAL_ID_INDEX
+        ? await transactionWithExternalId(em, familyId, record.accountId, key)
+        : undefined;
+    if (winner) return { id: winner, created: false };
+    throw error;
+  }
   if (!outcome) throw NotFound.entity('Account');
   if (!outcome.queued) {
     // Nothing was written: say which currency rule the statement found broken.
@@ -165,7 +214,7 @@ export async function createTransaction(em: EntityManager, familyId: string, inp
       outcome.account_currency,
     );
   }
-  return id;
+  return { id, created: true };
 }
 
 /** Changes what the client sent; omitted fields (and omitted `tag_ids`) stay as they are, `tag_ids: []` clears tags. */

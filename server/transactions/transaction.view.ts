@@ -1,6 +1,6 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { absolute, formatMoney, minorDigits, toMinorUnits, trimDecimal } from '../core/money/money.ts';
+import { formatMoney, minorDigits, toMinorUnits, trimDecimal } from '../core/money/money.ts';
 import { fromUnits, productUnits } from '../core/money/decimal-math.ts';
 import { classify } from '../core/money/signed-amount.ts';
 import { transactionTransferView, type TransferMemberRow } from '../transfers/transfer-membership.ts';
@@ -13,6 +13,8 @@ export interface TransactionRow {
   currency: string;
   name: string;
   notes: string | null;
+  external_id: string | null;
+  source: string | null;
   created_at: Date | string;
   updated_at: Date | string;
   account_id: string;
@@ -41,7 +43,7 @@ function accountAmount(row: TransactionRow) {
   }
   const signedCents = toMinorUnits(amount, row.account_currency);
   return {
-    amount: formatMoney(absolute(amount), row.account_currency),
+    amount: formatMoney(amount, row.account_currency),
     amount_cents: Math.abs(signedCents),
     signed_amount_cents: 0 - signedCents,
     currency: row.account_currency,
@@ -54,7 +56,8 @@ export function transactionView(row: TransactionRow) {
   return {
     id: row.id,
     date: row.date,
-    amount: formatMoney(absolute(row.amount), row.currency),
+    // The stored sign, as the reference renders it: clients read the direction from it (api-decisions.md#response-fields).
+    amount: formatMoney(row.amount, row.currency),
     amount_cents: Math.abs(signedCents),
     // From the household's side (income positive), unlike the stored sign; `0 -` avoids -0.
     signed_amount_cents: 0 - signedCents,
@@ -63,6 +66,8 @@ export function transactionView(row: TransactionRow) {
     account_amount: accountAmount(row),
     name: row.name,
     notes: row.notes,
+    external_id: row.external_id,
+    source: row.source,
     classification: row.transfer ? ('transfer' as const) : classify(row.amount),
     transfer: transactionTransferView(row.transfer),
     account: { id: row.account_id, name: row.account_name, account_type: row.account_type },

@@ -8,6 +8,7 @@ import { negate, toDecimal } from '../core/money/money.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { insertTransactions } from '../transactions/transaction.bulk-insert.ts';
+import { uniqueViolation } from '../core/flush-unique.ts';
 import { balanceBoundAt } from '../balances/balance-bound.ts';
 import {
   LINK_CHECKS,
@@ -22,8 +23,8 @@ import {
 export interface NewTransferInput {
   from_account_id: string;
   to_account_id: string;
-  amount: number;
-  to_amount?: number;
+  amount: number | string;
+  to_amount?: number | string;
   date: string;
   notes?: string;
 }
@@ -79,12 +80,6 @@ async function converted(tx: EntityManager, familyId: string, amount: string, fr
     [familyId, amount, from, to, date],
   );
   return row?.amount ?? null;
-}
-
-/** Whether `error` is PostgreSQL refusing a row that a unique index already holds. */
-function uniqueViolation(error: unknown): { constraint?: string } | undefined {
-  const failure = error as { code?: unknown; constraint?: string } | null;
-  return failure?.code === '23505' ? failure : undefined;
 }
 
 /**
@@ -156,10 +151,10 @@ export async function createTransfer(em: EntityManager, familyId: string, input:
     const from = accounts.get(input.from_account_id);
     const to = accounts.get(input.to_account_id);
     if (!from || !to) throw NotFound.entity('Account');
-    const amount = toDecimal(minorUnitInput(input.amount, from.currency, `${BODY}/amount`));
+    const amount = toDecimal(minorUnitInput(input.amount, from.currency, `${BODY}/amount`, 'amount', 'positive'));
     let toAmount: string | null;
     if (input.to_amount !== undefined) {
-      toAmount = toDecimal(minorUnitInput(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount'));
+      toAmount = toDecimal(minorUnitInput(input.to_amount, to.currency, `${BODY}/to_amount`, 'to_amount', 'positive'));
       if (from.currency === to.currency && toAmount !== amount) {
         throw ValidationFailed.at(
           `${BODY}/to_amount`,

@@ -25,13 +25,13 @@ export interface TransferRow {
   inflow: SideRow;
 }
 
+/** A side shows its transaction's stored sign, as the transaction itself does (inflow negative). */
 function sideView(side: SideRow) {
-  const amount = absolute(side.amount);
   return {
     id: side.id,
     date: side.date,
-    amount: formatMoney(amount, side.currency),
-    amount_cents: toMinorUnits(amount, side.currency),
+    amount: formatMoney(side.amount, side.currency),
+    amount_cents: toMinorUnits(absolute(side.amount), side.currency),
     currency: side.currency,
     account: { id: side.account_id, name: side.account_name, account_type: side.account_type },
   };

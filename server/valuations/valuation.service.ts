@@ -12,13 +12,13 @@ import { balanceBoundAt } from '../balances/balance-bound.ts';
 
 export interface NewValuation {
   account_id: string;
-  amount: number;
+  amount: number | string;
   date: string;
   notes?: string;
 }
 
 export interface ValuationChange {
-  amount?: number;
+  amount?: number | string;
   date?: string;
   notes?: string;
 }
@@ -39,11 +39,11 @@ export async function createValuation(
   moneyInput(input.amount, '/valuation/amount');
   return writeUnit(em, async (tx) => {
     const account = await lockAccount<{ id: string; currency: string }>(tx, familyId, input.account_id, 'id, currency');
-    minorUnitInput(input.amount, account.currency, '/valuation/amount');
+    const amount = toDecimal(minorUnitInput(input.amount, account.currency, '/valuation/amount'));
     const existing = await tx.findOne(Entry, { account: account.id, entryableType: 'Valuation', date: input.date });
     let result: { id: string; created: boolean };
     if (existing) {
-      existing.amount = toDecimal(input.amount);
+      existing.amount = amount;
       if (input.notes !== undefined) existing.notes = input.notes;
       existing.updatedAt = new Date();
       result = { id: existing.id, created: false };
@@ -54,7 +54,7 @@ export async function createValuation(
         account: account.id,
         entryableType: 'Valuation',
         entryableId: detail.id,
-        amount: toDecimal(input.amount),
+        amount,
         currency: account.currency,
         date: input.date,
         name: VALUATION_NAME,
@@ -99,4 +99,15 @@ export async function updateValuation(
     await flushUnique(tx, '/valuation/date', `The account already has a valuation on ${date}`);
     await queueAccountSync(tx, accountId);
   }).catch(balanceBoundAt({ path: '/valuation/amount' }));
+}
+
+/** Deletes a valuation under its account's lock; the sync computes the balances from its date again. */
+export async function deleteValuation(em: EntityManager, familyId: string, id: string): Promise<void> {
+  await writeUnit(em, async (tx) => {
+    const accountId = await lockEntryAccount(tx, familyId, id, 'Valuation');
+    const entry = await tx.findOneOrFail(Entry, id);
+    await tx.nativeDelete(Entry, { id: entry.id });
+    await tx.nativeDelete(Valuation, { id: entry.entryableId });
+    await queueAccountSync(tx, accountId);
+  });
 }

@@ -1,11 +1,18 @@
 import type { Handlers } from '../http/contract.ts';
-import { findValuation } from './valuation.queries.ts';
-import { createValuation, updateValuation } from './valuation.service.ts';
+import { pageRequest, paginationMeta } from '../core/pagination.ts';
+import { findValuation, searchValuations } from './valuation.queries.ts';
+import { createValuation, deleteValuation, updateValuation } from './valuation.service.ts';
 import { valuationView } from './valuation.view.ts';
 
-type ValuationOperations = 'createValuation' | 'getValuation' | 'updateValuation';
+type ValuationOperations =
+  'listValuations' | 'createValuation' | 'getValuation' | 'updateValuation' | 'deleteValuation';
 
 export const valuationsHandlers: Handlers<ValuationOperations> = {
+  async listValuations({ em, principal, query }) {
+    const page = pageRequest(query);
+    const { rows, total } = await searchValuations(em, principal.familyId, query, page);
+    return { status: 200, body: { data: rows.map(valuationView), meta: paginationMeta(page, total) } };
+  },
   async createValuation({ em, principal, body }) {
     const { id, created } = await createValuation(em, principal.familyId, body.valuation);
     const data = valuationView(await findValuation(em, principal.familyId, id));
@@ -17,5 +24,9 @@ export const valuationsHandlers: Handlers<ValuationOperations> = {
   async updateValuation({ em, principal, params, body }) {
     await updateValuation(em, principal.familyId, params.id, body.valuation);
     return { status: 200, body: { data: valuationView(await findValuation(em, principal.familyId, params.id)) } };
+  },
+  async deleteValuation({ em, principal, params }) {
+    await deleteValuation(em, principal.familyId, params.id);
+    return { status: 200, body: { data: { id: params.id, deleted: true } } };
   },
 };

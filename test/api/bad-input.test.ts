@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationId } from '../../server/http/contract.ts';
 import { loadOpenApiDocument } from '../../server/http/openapi-document.ts';
+import { checkResponse } from '../support/contract-client.ts';
 import { databaseSnapshot } from '../support/database-snapshot.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
-import { startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
+import { AI_STAND_IN, startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
 import { createFixtures, createTransaction } from '../support/transactions-fixtures.ts';
 
 /**
@@ -19,17 +20,6 @@ const writeOperations = Object.entries(document.paths ?? {}).flatMap(([path, ite
       : [];
   }),
 );
-
-const AI_STAND_IN = {
-  baseUrl: 'http://127.0.0.1:9/v1',
-  apiKey: undefined,
-  model: 'stand-in',
-  timeoutSeconds: 1,
-  maxRetries: 0,
-  contextTokens: 12_000,
-  retryAfterMaxSeconds: 30,
-  replyTimeoutSeconds: 300,
-};
 
 let server: TestServer;
 let household: TestHousehold;
@@ -67,6 +57,9 @@ beforeAll(async () => {
   });
   const chat = await server.api.call('createChat', { key: household.writeKey, body: { title: 'Bad input' } });
   Object.assign(ids, {
+    Account: fixtures.accounts.checking.id,
+    Category: fixtures.categories.groceries.id,
+    Merchant: fixtures.merchants.wholeFoods.id,
     Chat: chat.body.data.id,
     Import: pendingImport.body.data.id,
     Tag: fixtures.tags.work.id,
@@ -96,7 +89,7 @@ const cases: [string, string, number, string][] = [
   ['an empty object', '{}', 422, 'validation_failed'],
   [
     'the wrapper of the wrong type',
-    '{"transaction": 1, "tag": 1, "account": 1, "category": 1, "merchant": 1, "valuation": 1, "trade": 1, "exchange_rates": 1, "security_prices": 1, "transfer": 1}',
+    '{"transaction": 1, "tag": 1, "account": 1, "user": 1, "category": 1, "merchant": 1, "valuation": 1, "trade": 1, "exchange_rates": 1, "security_prices": 1, "transfer": 1}',
     422,
     'validation_failed',
   ],
@@ -125,7 +118,57 @@ describe.each(writeOperations)('$id ($method $path) with bad input', (operation)
     expect(response.body.error).toBe('payload_too_large');
     expect(await databaseSnapshot(server)).toEqual(before);
   });
+
+  it('names an unknown member of the body at its pointer and writes nothing', async () => {
+    const before = await databaseSnapshot(server);
+    const response = await server.api.request(operation.method, concretePath(operation), {
+      key: household.writeKey,
+      body: { stray_member: 1 },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toContainEqual({
+      path: '/body/stray_member',
+      message: 'stray_member is not a known field',
+    });
+    expect(await databaseSnapshot(server)).toEqual(before);
+  });
+
+  it.each([
+    ['as text/plain', 'text/plain'],
+    ['without a Content-Type', undefined],
+  ])('answers a JSON body sent %s with 415 naming the header', async (_, contentType) => {
+    const before = await databaseSnapshot(server);
+    const response = await sendBytes(operation, contentType, '{}');
+    expect(response.status).toBe(415);
+    expect(response.body).toEqual({
+      error: 'unsupported_media_type',
+      message: `Content-Type must be application/json (got ${contentType ?? 'none'})`,
+      errors: [
+        {
+          message: `Content-Type must be application/json (got ${contentType ?? 'none'})`,
+          path: '/header/content-type',
+        },
+      ],
+    });
+    expect(await databaseSnapshot(server)).toEqual(before);
+  });
 });
+
+/** A body as bytes, so that fetch adds no Content-Type of its own; the answer is checked against the contract. */
+async function sendBytes(
+  operation: { id: string; method: string; path: string },
+  contentType: string | undefined,
+  text: string,
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${server.baseUrl}${concretePath(operation)}`, {
+    method: operation.method,
+    headers: { 'x-api-key': household.writeKey, ...(contentType && { 'content-type': contentType }) },
+    body: new TextEncoder().encode(text),
+  });
+  const body = await response.json();
+  checkResponse(operation.id as OperationId, response.status, body);
+  return { status: response.status, body };
+}
 
 it('covers every implemented write operation', () => {
   expect(writeOperations.map((operation) => operation.id).sort()).toEqual(
@@ -143,8 +186,13 @@ it('covers every implemented write operation', () => {
       'createTransaction',
       'createTransfer',
       'createValuation',
+      'deleteCurrentUser',
+      'updateAccount',
+      'updateCategory',
       'updateChat',
+      'updateCurrentUser',
       'updateImport',
+      'updateMerchant',
       'updateTag',
       'updateTrade',
       'updateTransaction',
@@ -187,6 +235,14 @@ describe.each(signInOperations)('$id ($method $path) with bad input', (operation
     expect(await databaseSnapshot(server)).toEqual(before);
   });
 
+  it('answers a body sent as text/plain with 415 and writes nothing', async () => {
+    const before = await databaseSnapshot(server);
+    const response = await sendBytes(operation, 'text/plain', '{"email": "a@example.com", "password": "p"}');
+    expect(response.status).toBe(415);
+    expect(response.body.errors).toEqual([expect.objectContaining({ path: '/header/content-type' })]);
+    expect(await databaseSnapshot(server)).toEqual(before);
+  });
+
   it('answers a body over the JSON limit with 413 and writes nothing', async () => {
     const before = await databaseSnapshot(server);
     const response = await server.api.request(operation.method, operation.path, {
@@ -201,6 +257,68 @@ it('covers every sign-in operation with a body', () => {
   expect(signInOperations.map((operation) => operation.id).sort()).toEqual(
     ['createSsoAccount', 'exchangeSsoCode', 'linkSsoAccount', 'login', 'refreshToken'].sort(),
   );
+});
+
+describe('names the contract does not define', () => {
+  const unknown = (response: { body: { errors: { path: string; message: string }[] } }) => response.body.errors;
+
+  it('names each unknown member, nested ones too, with the known name meant', async () => {
+    const response = await server.api.call('createTag', {
+      key: household.writeKey,
+      body: { tag: { name: 'Holiday', colour: '#112233', nmae: 'x', wholly_unrelated: true }, tga: {} },
+    });
+    expect(response.status).toBe(422);
+    expect(unknown(response)).toEqual(
+      expect.arrayContaining([
+        { path: '/body/tag/colour', message: 'colour is not a known field; did you mean color?' },
+        { path: '/body/tag/nmae', message: 'nmae is not a known field; did you mean name?' },
+        { path: '/body/tag/wholly_unrelated', message: 'wholly_unrelated is not a known field' },
+        { path: '/body/tga', message: 'tga is not a known field; did you mean tag?' },
+      ]),
+    );
+  });
+
+  it('checks items of a list and both shapes of a transfer alike', async () => {
+    const rates = await server.api.call('createExchangeRates', {
+      key: household.writeKey,
+      body: { exchange_rates: [{ from: 'EUR', to: 'USD', date: '2024-01-02', rate: 1.1, rte: 1 }] },
+    });
+    expect(rates.status).toBe(422);
+    expect(unknown(rates)).toContainEqual({
+      path: '/body/exchange_rates/0/rte',
+      message: 'rte is not a known field; did you mean rate?',
+    });
+    const transfer = await server.api.call('createTransfer', {
+      key: household.writeKey,
+      body: { transfer: { outflow_transaction_id: ids.Transaction, inflow_transaction_id: ids.Transaction, amout: 1 } },
+    });
+    expect(transfer.status).toBe(422);
+    expect(unknown(transfer).filter((entry) => entry.path === '/body/transfer/amout')).toEqual([
+      { path: '/body/transfer/amout', message: 'amout is not a known field; did you mean amount?' },
+    ]);
+  });
+
+  it('refuses an unknown member of a sign-in body, inside the device too', async () => {
+    const response = await server.api.call('login', {
+      body: {
+        email: 'nobody@example.com',
+        password: 'secret',
+        device: { device_id: 'd', device_name: 'n', device_type: 'ios', os_verison: '17' },
+      },
+    });
+    expect(response.status).toBe(422);
+    expect(unknown(response)).toEqual([
+      { path: '/body/device/os_verison', message: 'os_verison is not a known field; did you mean os_version?' },
+    ]);
+  });
+
+  it('suggests the query parameter meant', async () => {
+    const response = await server.api.call('listTransactions', { key: household.readKey, query: 'per_pgae=2' });
+    expect(response.status).toBe(422);
+    expect(unknown(response)).toEqual([
+      { path: '/query/per_pgae', message: 'per_pgae is not a known query parameter; did you mean per_page?' },
+    ]);
+  });
 });
 
 describe('malformed requests', () => {

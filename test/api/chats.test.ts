@@ -210,6 +210,73 @@ describe('chats: operations', () => {
   });
 });
 
+describe('chats: messages a page at a time, as the reference shows them (issue 28)', () => {
+  it('pages the messages oldest first, 50 by default, with the meta of every collection', async () => {
+    const chat = (await createChat({ title: 'Long talk' })).body.data.id as string;
+    // 120 stored messages; posting them would run 120 replies for nothing.
+    await server.query(
+      `insert into chat_messages (id, chat_id, kind, content, status)
+       select gen_random_uuid(), $1, case when g % 2 = 1 then 'user_message' else 'assistant_message' end,
+         'message ' || g, 'complete'
+       from generate_series(1, 120) g order by g`,
+      [chat],
+    );
+    const page = async (query: Record<string, number>) => {
+      const response = await server.api.call('getChat', { key: household.readKey, params: { id: chat }, query });
+      expect(response.status, JSON.stringify(query)).toBe(200);
+      return response.body as { data: { messages: { content: string }[] }; meta: Record<string, unknown> };
+    };
+    const first = await page({});
+    expect(first.data.messages.map((message) => message.content)).toEqual(
+      Array.from({ length: 50 }, (_, index) => `message ${index + 1}`),
+    );
+    expect(first.meta).toEqual({
+      current_page: 1,
+      per_page: 50,
+      total_count: 120,
+      total_count_exact: true,
+      total_pages: 3,
+      next_page: 2,
+      prev_page: null,
+    });
+    const last = await page({ page: 3 });
+    expect(last.data.messages.map((message) => message.content)).toEqual(
+      Array.from({ length: 20 }, (_, index) => `message ${index + 101}`),
+    );
+    expect(last.meta).toMatchObject({ current_page: 3, next_page: null, prev_page: 2 });
+    const wide = await page({ page: 2, per_page: 100 });
+    expect([wide.data.messages.length, wide.data.messages[0]!.content]).toEqual([20, 'message 101']);
+    expect((await page({ page: 9 })).data.messages).toEqual([]);
+    for (const query of [{ per_page: 101 }, { per_page: 0 }, { page: 0 }]) {
+      const refused = await server.api.call('getChat', { key: household.readKey, params: { id: chat }, query });
+      expect(refused.status, JSON.stringify(query)).toBe(422);
+    }
+  });
+
+  it('dates every message (created and last changed) and every tool call', async () => {
+    const chat = (await createChat({ title: 'Dated' })).body.data.id as string;
+    // Stored as a reply job leaves them, without running one (the model's part is tested below).
+    const [reply] = await server.query<{ id: string }>(
+      `insert into chat_messages (id, chat_id, kind, content, status, model, created_at, updated_at)
+       values (gen_random_uuid(), $1, 'assistant_message', 'You have one account.', 'complete', 'test-model',
+         '2024-03-28T18:30:00.123Z', '2024-03-28T18:30:04.567Z')
+       returning id`,
+      [chat],
+    );
+    await server.query(
+      `insert into chat_tool_calls (id, message_id, provider_id, function_name, function_arguments, function_result,
+         created_at)
+       values (gen_random_uuid(), $1, 'call_1', 'get_accounts', '{}', '{"accounts": []}', '2024-03-28T18:30:02.5Z')`,
+      [reply!.id],
+    );
+    const shown = await getChat(chat);
+    expect(shown.status).toBe(200);
+    const [message] = shown.body.data.messages;
+    expect([message.created_at, message.updated_at]).toEqual(['2024-03-28T18:30:00.123Z', '2024-03-28T18:30:04.567Z']);
+    expect(message.tool_calls).toMatchObject([{ provider_id: 'call_1', created_at: '2024-03-28T18:30:02.500Z' }]);
+  });
+});
+
 describe('chats: the assistant', () => {
   it('keeps a tool call of 500 KB arguments as a note of their size, so the chat stays small', async () => {
     model.script(

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ERROR_ENTRIES } from '../../server/core/errors.ts';
 import { MAX_HEADER_SIZE } from '../../server/http/http-server.ts';
-import { MAX_JSON_DEPTH } from '../../server/http/json-shape.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../server/http/json-shape.ts';
 import { checkResponse } from '../support/contract-client.ts';
 import { longestQuery } from '../support/contract-limits.ts';
 import { databaseSnapshot } from '../support/database-snapshot.ts';
@@ -113,6 +113,31 @@ describe('arrays (item 8)', () => {
       },
     ]);
     expect(served.status).toBe(200);
+  });
+});
+
+describe('stray members (issue 28, item 8)', () => {
+  it('lists stray members within the bound, each at its pointer, 100 at most', async () => {
+    const stray = Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`stray_${index}`, index]));
+    const response = await refused('POST', '/api/v1/transactions', { transaction: stray });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toHaveLength(MAX_ERROR_ENTRIES);
+    expect(response.body.errors).toContainEqual({
+      path: '/body/transaction/stray_0',
+      message: 'stray_0 is not a known field',
+    });
+  });
+
+  it(`refuses a body of more than ${MAX_JSON_VALUES} members and items in all with one short 422`, async () => {
+    // Spread over items of a list, so that no single object or array is beyond its own bound.
+    const rates = Array.from({ length: 1000 }, (_, item) =>
+      Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`stray_${item}_${index}`, index])),
+    );
+    const response = await refused('POST', '/api/v1/exchange_rates', { exchange_rates: rates });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual([
+      { path: '/body', message: `the body may hold at most ${MAX_JSON_VALUES} members and items in all` },
+    ]);
   });
 });
 

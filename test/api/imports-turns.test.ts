@@ -80,11 +80,11 @@ async function log(names: Record<string, string>) {
     .map((row) => `${names[row.import_id]} ${row.event}`);
 }
 
-/** Import jobs waiting in the lane, by task and import. */
+/** Import jobs waiting in the lane (not spent), by task and import. */
 const laneJobs = () =>
   server.query<{ task_identifier: string; import_id: string }>(
     `select task_identifier, split_part(key, ':', 2) as import_id from graphile_worker.jobs
-     where queue_name = 'imports' order by run_at, id`,
+     where queue_name = 'imports' and attempts < max_attempts order by run_at, id`,
   );
 
 /** A transaction of its own holding `lock`, until `release` is called. */
@@ -218,6 +218,39 @@ describe("a family's imports run one at a time, in order, and families take turn
       'theirs start staging',
       ...mine.slice(1).map((_, i) => `mine${i + 1} start staging`),
     ]);
+  });
+
+  it('gives families their turn back when an outage spent an import job or lost the passing on', async () => {
+    // One family: the first import's job spent all its attempts (the database was away for them).
+    const first = (await create({ raw_file_content: csv(1, 'Spent') })).body.data.id as string;
+    const second = (await create({ raw_file_content: csv(1, 'Behind') })).body.data.id as string;
+    await server.query(
+      `update graphile_worker._private_jobs set attempts = max_attempts, last_error = 'connection lost' where key = $1`,
+      [`import_stage:${first}`],
+    );
+    // The other: the turn was left but never passed on, so its queue waits with no holder and no job.
+    const orphan = (await create({ raw_file_content: csv(1, 'Orphan'), account_id: otherAccount }, other)).body.data
+      .id as string;
+    await server.query('update imports set holds_turn = false where id = $1', [orphan]);
+    await server.query('delete from graphile_worker._private_jobs where key = $1', [`import_stage:${orphan}`]);
+    await server.drainJobs();
+    expect((await show(first)).body.data).toMatchObject({ status: 'staging', queue_position: 1 });
+    expect((await show(second)).body.data).toMatchObject({ status: 'staging', queue_position: 2 });
+    expect((await show(orphan, other)).body.data).toMatchObject({ status: 'staging', queue_position: 1 });
+
+    await server.query(`select graphile_worker.add_job('import_revive', '{}')`);
+    await server.drainJobs();
+    for (const [id, who] of [
+      [first, household],
+      [second, household],
+      [orphan, other],
+    ] as const) {
+      expect((await show(id, who)).body.data).toMatchObject({ status: 'pending', queue_position: null });
+    }
+    // Families whose imports run as they should are left alone: nothing is queued for them.
+    await server.query(`select graphile_worker.add_job('import_revive', '{}')`);
+    await server.drainJobs();
+    expect(await laneJobs()).toEqual([]);
   });
 });
 

@@ -98,6 +98,17 @@ async function snapshot() {
 }
 
 /** Runs an import expected to fail: `failed`, the error as given, and nothing written. */
+/** Creates an import and lets its CSV be read; returns its id. */
+async function stageImport(type: string, content: string): Promise<string> {
+  const created = await server.api.call('createImport', {
+    key: household.writeKey,
+    body: { type, raw_file_content: content },
+  });
+  expect(created.status).toBe(201);
+  await server.drainJobs();
+  return created.body.data.id as string;
+}
+
 async function expectFailure(type: string, content: string, error: string, extra: Record<string, unknown> = {}) {
   const created = await server.api.call('createImport', {
     key: household.writeKey,
@@ -493,26 +504,56 @@ describe('AccountImport', () => {
     expect(await balanceCents(visa)).toBe(52000);
   });
 
-  it('fails naming the row of a name the family already has (any case), or that an earlier row has', async () => {
-    await expectFailure(
+  it('flags the rows naming an account the family has (any case), or that an earlier row has, before publishing', async () => {
+    const id = await stageImport(
       'AccountImport',
       csv([
-        ['name', 'type', 'balance'],
+        ['Account Name', 'type', 'balance'],
         ['Brand New', 'depository', '1'],
         ['TAGESGELD', 'depository', '2'],
+        ['brand new', 'depository', 'x'],
       ]),
-      "Row 2: an account named 'TAGESGELD' already exists",
     );
-    await expectFailure(
+    expect((await show(id)).body.data.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 2 });
+    const rows = await server.api.call('listImportRows', { key: household.readKey, params: { id } });
+    expect(rows.body.data.map((row: { valid: boolean; errors: unknown }) => [row.valid, row.errors])).toEqual([
+      [true, []],
+      [false, [{ column: 'Account Name', message: "an account named 'TAGESGELD' already exists" }]],
+      [
+        false,
+        [
+          { column: 'balance', message: "amount 'x' is not a number in the format 1,234.56" },
+          { column: 'Account Name', message: "an account named 'brand new' is already in row 1" },
+        ],
+      ],
+    ]);
+    const before = await snapshot();
+    const refused = await server.api.call('publishImport', { key: household.writeKey, params: { id } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toBe('The import has 2 invalid rows; fix the configuration or the CSV first');
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('fails naming the row when the account was opened after the rows were read', async () => {
+    const id = await stageImport(
       'AccountImport',
       csv([
         ['name', 'type', 'balance'],
-        ['Fresh', 'depository', '1'],
-        ['Other', 'depository', '1'],
-        ['fresh', 'depository', '2'],
+        ['Late Comer', 'depository', '1'],
       ]),
-      "Row 3: an account named 'fresh' is already in row 1",
     );
+    expect((await show(id)).body.data.stats).toMatchObject({ valid_rows_count: 1, invalid_rows_count: 0 });
+    await openAccount('late comer', 'depository');
+    await server.drainJobs();
+    const before = await snapshot();
+    expect((await server.api.call('publishImport', { key: household.writeKey, params: { id } })).status).toBe(202);
+    await server.drainJobs();
+    expect((await show(id)).body.data).toMatchObject({
+      status: 'failed',
+      error: "Row 1: an account named 'Late Comer' already exists",
+      stats: { imported_count: 0 },
+    });
+    expect(await snapshot()).toEqual(before);
   });
 
   it('reverts exactly its accounts and their opening valuations', async () => {

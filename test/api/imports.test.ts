@@ -243,6 +243,34 @@ describe('rows that cannot be read', () => {
     expect((await show(created.id)).body.data.status).toBe('pending');
   });
 
+  it('reads a bank export whose rows end in an empty column; a cell outside the header is still an error', async () => {
+    // Chase writes its header without the trailing comma its data rows carry; other banks put it on
+    // both lines.
+    const chase = [
+      'Details,Posting Date,Description,Amount,Type,Balance,Check or Slip #',
+      'DEBIT,11/02/2026,COFFEE ROASTERS,-4.50,DEBIT_CARD,1995.50,,',
+      'CREDIT,11/01/2026,PAYROLL ACME,2000.00,ACH_CREDIT,2000.00,,',
+      'CHECK,10/30/2026,CHECK 1042,-25.00,CHECK_PAID,0.00,1042,',
+    ].join('\n');
+    const configuration = { date_col_label: 'Posting Date', name_col_label: 'Description', date_format: '%m/%d/%Y' };
+    const read = await createRead({ raw_file_content: chase, account_id: checking, ...configuration });
+    expect(read).toMatchObject({ error: null, stats: { rows_count: 3, valid_rows_count: 3, invalid_rows_count: 0 } });
+    const both = `${chase.split('\n')[0]},\n${chase.split('\n').slice(1).join('\n')}`;
+    expect((await createRead({ raw_file_content: both, account_id: checking, ...configuration })).stats).toMatchObject({
+      valid_rows_count: 3,
+      invalid_rows_count: 0,
+    });
+
+    const stray = await createRead({
+      raw_file_content: 'date,amount,name\n2024-03-01,1,Lunch,oops\n2024-03-02,2\n',
+      account_id: checking,
+    });
+    expect((await rows(stray.id)).body.data.map((row: { errors: unknown }) => row.errors)).toEqual([
+      [{ message: 'row has 4 cells, the header 3' }],
+      [{ message: 'row has 2 cells, the header 3' }],
+    ]);
+  });
+
   it('says what is wrong with the file as a whole: a missing column, a repeated one, no rows', async () => {
     const cases = [
       ['date;amount\n2024-01-01;1', "the header has no column 'date'"], // `,` separator expected

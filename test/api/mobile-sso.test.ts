@@ -393,7 +393,12 @@ describe('mobile single sign-on', () => {
       await enableSecondFactor(server.em(), { id: mfaUser.userId, email: mfaUser.email }, server.sealingKey);
 
       const params = await sso.signIn(pending.identity.sub);
-      expect(Object.fromEntries(params)).toEqual({ status: 'mfa_not_supported' });
+      // The reference's app reads only `error` and `message` of an outcome that is no sign-in (issue 28).
+      expect(Object.fromEntries(params)).toEqual({
+        status: 'mfa_not_supported',
+        error: 'mfa_not_supported',
+        message: 'MFA users should sign in with email and password',
+      });
       expect(await server.query('select 1 from sso_codes where user_id = $1', [mfaUser.userId])).toEqual([]);
     });
   });

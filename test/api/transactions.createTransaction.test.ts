@@ -101,6 +101,8 @@ describe('createTransaction: success', () => {
       account_amount: { amount: '$12.50', amount_cents: 1250, signed_amount_cents: -1250, currency: 'USD' },
       name: 'Blue Bottle Coffee',
       notes: 'flat white',
+      external_id: null,
+      source: null,
       classification: 'expense',
       transfer: null,
       account: { id: checking.id, name: 'Everyday Checking', account_type: 'depository' },
@@ -159,7 +161,7 @@ describe('createTransaction: success', () => {
   it('nature income stores a negative amount', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: 50, nature: 'income' }));
     expect(data).toMatchObject({
-      amount: '$50.00',
+      amount: '-$50.00',
       amount_cents: 5000,
       signed_amount_cents: 5000,
       classification: 'income',
@@ -170,7 +172,7 @@ describe('createTransaction: success', () => {
   it('nature inflow stores a negative amount, even when sent negative', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: -20, nature: 'inflow' }));
     expect(data).toMatchObject({
-      amount: '$20.00',
+      amount: '-$20.00',
       amount_cents: 2000,
       signed_amount_cents: 2000,
       classification: 'income',
@@ -198,7 +200,7 @@ describe('createTransaction: success', () => {
   it('no nature keeps a negative amount as sent (income)', async () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: -15 }));
     expect(data).toMatchObject({
-      amount: '$15.00',
+      amount: '-$15.00',
       amount_cents: 1500,
       signed_amount_cents: 1500,
       classification: 'income',
@@ -210,6 +212,28 @@ describe('createTransaction: success', () => {
     const data = await createTransaction(server, household.writeKey, valid({ amount: 15 }));
     expect(data).toMatchObject({ signed_amount_cents: -1500, classification: 'expense' });
     expect((await storedTransaction(server, data.id))!.amount).toBe('15.0000');
+  });
+
+  it('formats amount with the stored sign everywhere it is read, as the reference renders it (issue 28)', async () => {
+    const signs = (body: Record<string, unknown>) =>
+      createTransaction(server, household.writeKey, valid({ name: 'Sign check', ...body }));
+    const income = await signs({ amount: 3000, nature: 'income' });
+    const expense = await signs({ amount: 12.5, nature: 'expense' });
+    for (const [data, shown, cents, signed] of [
+      [income, '-$3,000.00', 300000, 300000],
+      [expense, '$12.50', 1250, -1250],
+    ] as const) {
+      const read = await server.api.call('getTransaction', { key: household.readKey, params: { id: data.id } });
+      const listed = await server.api.call('listTransactions', {
+        key: household.readKey,
+        query: { search: 'Sign check' },
+      });
+      const inList = listed.body.data.find((item: { id: string }) => item.id === data.id);
+      for (const view of [data, read.body.data, inList]) {
+        expect(view).toMatchObject({ amount: shown, amount_cents: cents, signed_amount_cents: signed });
+        expect(view.account_amount).toMatchObject({ amount: shown, amount_cents: cents, signed_amount_cents: signed });
+      }
+    }
   });
 
   it('groups thousands in the formatted amount', async () => {
@@ -275,7 +299,7 @@ describe('createTransaction: success', () => {
     );
     expect(data).toMatchObject({
       currency: 'JPY',
-      amount: '¥1,500',
+      amount: '-¥1,500',
       amount_cents: 1500,
       signed_amount_cents: 1500,
       classification: 'income',
@@ -347,8 +371,8 @@ describe('createTransaction: missing fields', () => {
 });
 
 describe('createTransaction: wrong types and values', () => {
-  it('amount as a string -> 422 at /body/transaction/amount', async () => {
-    await expect422At(valid({ amount: '12.50' }), '/body/transaction/amount');
+  it('amount as text that is not a decimal number -> 422 at /body/transaction/amount', async () => {
+    await expect422At(valid({ amount: '12,50' }), '/body/transaction/amount');
   });
 
   it('amount as null -> 422 at /body/transaction/amount', async () => {

@@ -216,7 +216,7 @@ describe('updateTransaction: changes', () => {
     const created = await fresh();
     const data = await updated(created.id, { nature: 'income' });
     expect(data).toMatchObject({
-      amount: '$12.50',
+      amount: '-$12.50',
       amount_cents: 1250,
       signed_amount_cents: 1250,
       classification: 'income',
@@ -233,7 +233,7 @@ describe('updateTransaction: changes', () => {
   it('amount with nature: the nature decides the sign', async () => {
     const created = await fresh();
     const data = await updated(created.id, { amount: 20, nature: 'inflow' });
-    expect(data).toMatchObject({ amount: '$20.00', signed_amount_cents: 2000, classification: 'income' });
+    expect(data).toMatchObject({ amount: '-$20.00', signed_amount_cents: 2000, classification: 'income' });
   });
 
   it('tag_ids omitted keeps the tags', async () => {

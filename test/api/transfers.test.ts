@@ -125,7 +125,8 @@ describe('a new transfer', () => {
       inflow_transaction: {
         id: expect.any(String),
         date: '2024-03-01',
-        amount: '$250.00',
+        // Each side keeps its transaction's stored sign; amount_cents stays absolute (issue 28).
+        amount: '-$250.00',
         amount_cents: 25000,
         currency: 'USD',
         account: side(accounts.savings!, 'Savings', 'depository'),
@@ -220,7 +221,7 @@ describe('a new transfer', () => {
     // 100 / 1.08 = 92.5925... -> 92.59, the rate of 2024-01-03 being the latest on or before the date.
     expect([atRate.amount, atRate.inflow_transaction.amount, atRate.inflow_transaction.currency]).toEqual([
       '$100.00',
-      '€92.59',
+      '-€92.59',
       'EUR',
     ]);
     const given = await created({
@@ -230,7 +231,7 @@ describe('a new transfer', () => {
       to_amount: 45.5,
       date: '2023-12-01',
     });
-    expect(given.inflow_transaction.amount).toBe('€45.50');
+    expect(given.inflow_transaction.amount).toBe('-€45.50');
     await server.drainJobs();
     expect(await balanceCents(accounts.euro!)).toBe(13_809); // 92.59 + 45.50
   });
@@ -281,7 +282,7 @@ describe('linking two transactions', () => {
       'confirmed',
       'investment_contribution',
       '$500.00',
-      '$497.50',
+      '-$497.50',
     ]);
     expect((await getTransaction(ids.deposit)).classification).toBe('transfer');
 
@@ -338,7 +339,7 @@ describe('linking two transactions', () => {
     const into = await transaction(accounts.euro!, '2024-01-06', -92.6, 'Wire from checking', 'EUR');
     // 100 USD at 1 / 1.08 = 92.5926 EUR, 0.0074 from 92.60: well within 1%.
     const linked = await created({ outflow_transaction_id: out, inflow_transaction_id: into });
-    expect([linked.amount, linked.inflow_transaction.amount]).toEqual(['$100.00', '€92.60']);
+    expect([linked.amount, linked.inflow_transaction.amount]).toEqual(['$100.00', '-€92.60']);
   });
 
   it('of 24 concurrent links of one transaction, exactly one succeeds', async () => {

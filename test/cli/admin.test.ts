@@ -156,12 +156,43 @@ describe('admin CLI', () => {
       ['create-user', '--email', 'a@b.c', '--password', 'long enough secret', '--family', 'F', '--admin'],
     ],
     ['an unknown scope', ['create-api-key', '--email', 'owner@example.com', '--scope', 'admin']],
-    ['an unknown user', ['create-api-key', '--email', 'nobody@example.com', '--scope', 'read']],
   ])('exits 2 with a message on %s, writing nothing', async (_, args) => {
     const before = await counts();
     const outcome = await admin(...args);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toMatch(/error: .+/);
+    expect(outcome.stdout).toBe('');
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each(
+    [['help'], ['--help'], ['-h'], ['create-user', '--help'], ['revoke-api-key', '-h']].map((args) => [
+      args.join(' '),
+      args,
+    ]),
+  )('prints the usage with its exit codes on %s and exits 0, doing nothing', async (_, args) => {
+    const before = await counts();
+    const outcome = await admin(...(args as string[]));
+    expect(outcome).toMatchObject({ code: 0, stderr: '' });
+    expect(outcome.stdout).toMatch(/^usage: npm run --silent admin -- <command> \[options\]\n/);
+    expect(outcome.stdout).toContain('exit codes: 0 done');
+    expect(await counts()).toEqual(before);
+  });
+
+  it('prints the usage on --help through npm, as the README shows it', async () => {
+    const outcome = await adminWith({ npm: true }, '--help');
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain('create-user     --email E --password P --family NAME');
+  });
+
+  it.each([
+    ['an unknown user', ['create-api-key', '--email', 'nobody@example.com', '--scope', 'read']],
+    ['an unknown key', ['revoke-api-key', '--key', 'f'.repeat(64)]],
+  ])('exits 1 (refused) with a message on %s, writing nothing', async (_, args) => {
+    const before = await counts();
+    const outcome = await admin(...args);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toMatch(/^error: (no user with email nobody@example\.com|no such API key)\n$/);
     expect(outcome.stdout).toBe('');
     expect(await counts()).toEqual(before);
   });
@@ -261,14 +292,14 @@ describe('admin CLI: sign-in', () => {
     expect(await flag()).toBe(false);
   });
 
-  it('refuses an unknown email with exit code 2 and changes nothing', async () => {
+  it('refuses an unknown email with exit code 1 and changes nothing', async () => {
     const commands = ['revoke-tokens', 'enable-mfa', 'disable-mfa', 'enable-ai', 'disable-ai'];
     const before = await server.query('select otp_required, otp_secret, ai_enabled from users order by id');
     const outcomes = await Promise.all(
       commands.map((command) => adminShared(command, '--email', 'nobody@example.com')),
     );
     for (const outcome of outcomes) {
-      expect(outcome.code).toBe(2);
+      expect(outcome.code).toBe(1);
       expect(outcome.stderr).toMatch(/no user with email nobody@example.com/);
     }
     expect(await server.query('select otp_required, otp_secret, ai_enabled from users order by id')).toEqual(before);

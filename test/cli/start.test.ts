@@ -60,6 +60,20 @@ describe('npm start', () => {
     const base = /running at (http:\/\/localhost:\d+)\/api\/v1/.exec(banner)![1]!;
     const key = /read_write API key:\s+([0-9a-f]{64})/.exec(banner)![1]!;
     expect((await readFile(path.join(dataDir, 'demo-api-key'), 'utf8')).trim()).toBe(key);
+    // Every URL the banner prints answers 200; the one of the curl example with the key it shows.
+    const printed = banner
+      .split('\n')
+      .flatMap((line) => (line.match(/http:\/\/localhost:\d+\S*/g) ?? []).map((url) => ({ url, line })));
+    expect(printed.map(({ url }) => url.slice(base.length))).toEqual([
+      '/api/v1',
+      '/docs',
+      '/api/v1/openapi.json',
+      '/api/v1/transactions?per_page=5',
+    ]);
+    for (const { url, line } of printed) {
+      const headers = line.includes('X-Api-Key') ? { 'x-api-key': key } : undefined;
+      expect((await fetch(url, { headers })).status, url).toBe(200);
+    }
 
     const list = await fetch(`${base}/api/v1/transactions?per_page=100`, { headers: { 'x-api-key': key } });
     expect(list.status).toBe(200);

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../../server/jobs/worker.ts';
@@ -15,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const spawnWorker = () => spawnProcess(server.databaseUrl);
+const spawnWorker = (env: Record<string, string> = {}) => spawnProcess(server.databaseUrl, env);
 
 async function accountWithPendingSync(name: string): Promise<string> {
   const account = await server.api.call('createAccount', {
@@ -46,6 +47,27 @@ describe('npm run worker', () => {
       await until(async () => (await pendingJobs()) === 0, 30_000, 'the worker to run the sync');
       expect(await balanceCents(id)).toBe(6000);
       expect(worker.output()).toContain('worker running');
+    } finally {
+      worker.process.kill('SIGTERM');
+    }
+    expect(await worker.exited).toBe(0);
+  }, 60_000);
+
+  it("yields the CPU to requests: its process and its connections' backends run at WORKER_NICENESS", async () => {
+    const worker = spawnWorker({ WORKER_NICENESS: '19' });
+    const backendsAt19 = async () => {
+      const backends = await server.query<{ pid: number }>(
+        `select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`,
+      );
+      return backends.filter(({ pid }) => os.getPriority(pid) === 19).length;
+    };
+    try {
+      await until(async () => worker.output().includes('worker running'), 30_000, 'the worker to start');
+      expect(os.getPriority(worker.process.pid)).toBe(19);
+      await until(async () => (await backendsAt19()) > 0, 10_000, 'a backend of the worker at niceness 19');
+      // The requests' backends keep the database's own niceness.
+      const [own] = await server.query<{ pid: number }>('select pg_backend_pid() as pid');
+      expect(os.getPriority(own!.pid)).toBeLessThan(19);
     } finally {
       worker.process.kill('SIGTERM');
     }

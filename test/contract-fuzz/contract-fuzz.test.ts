@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { createFixtures, createTransaction } from '../support/transactions-fixtures.ts';
 import { fuzzOperations, type FuzzOperation } from './contract-operations.ts';
 import { FuzzModel, type ForeignIds } from './fuzz-model.ts';
-import { mutate, mutationArbitrary, type Mutation } from './request-mutation.ts';
+import { addUnknownMember, mutate, mutationArbitrary, UNKNOWN_NAMES, type Mutation } from './request-mutation.ts';
 import { refusalIsDocumented } from './server-rules.ts';
 import { valueArbitrary } from './schema-arbitrary.ts';
 
@@ -42,7 +42,9 @@ interface Real {
 interface Request {
   operation: FuzzOperation;
   /** How the request was made: from the schemas as they are, or with one mutation. */
-  variant: 'valid' | 'mutated body' | 'mutated query';
+  variant: 'valid' | 'mutated body' | 'mutated query' | 'unknown member';
+  /** For 'unknown member': where in the body the member no schema defines was added. */
+  unknownMember?: { pointer: string; name: string };
   body: unknown;
   query: Record<string, unknown>;
   /** Choices for the path id and every reference in the request (see FuzzModel.pick). */
@@ -124,6 +126,18 @@ class CallCommand implements fc.AsyncCommand<FuzzModel, Real> {
       expect(response.status, seen).toBe(403);
     } else if (!validPath) {
       expect(response.status, seen).toBe(404);
+    } else if (this.request.unknownMember) {
+      // One rule for names the contract does not define: named at its pointer, whatever else holds.
+      const { pointer, name } = this.request.unknownMember;
+      expect(validBody, `the contract must refuse a member it does not define: ${seen}`).toBe(false);
+      expect(response.status, seen).toBe(422);
+      const entries = (response.body as { errors: { path?: string; message: string }[] }).errors;
+      expect(
+        entries.some(
+          (entry) => entry.path === `/body${pointer}` && entry.message.startsWith(`${name} is not a known field`),
+        ),
+        `the 422 must name the unknown member at /body${pointer}: ${seen}`,
+      ).toBe(true);
     } else if (!validBody || !validQuery) {
       expect([404, 422], `an invalid request must be refused: ${seen}`).toContain(response.status);
     } else if (!allKnown) {
@@ -192,6 +206,7 @@ function commandArbitrary(operation: FuzzOperation): fc.Arbitrary<fc.AsyncComman
     'valid',
     'mutated body',
     'mutated query',
+    'unknown member',
   );
   return fc
     .record({
@@ -202,15 +217,21 @@ function commandArbitrary(operation: FuzzOperation): fc.Arbitrary<fc.AsyncComman
       choices: fc.array(fc.nat(), { minLength: 8, maxLength: 8 }),
       readOnlyKey: fc.nat(19).map((n) => n === 0),
       malformedRoll: fc.nat(29),
+      unknownName: fc.constantFrom(...UNKNOWN_NAMES),
     })
-    .map(({ mutation, malformedRoll, ...request }) => {
+    .map(({ mutation, malformedRoll, unknownName, ...request }) => {
       const mutateBody = request.variant === 'mutated body' && operation.body;
       const mutateQuery = request.variant === 'mutated query' && operation.query.length > 0;
+      const added =
+        request.variant === 'unknown member' && operation.body
+          ? addUnknownMember(request.body, mutation.at, unknownName)
+          : undefined;
       return new CallCommand({
         ...request,
         operation,
-        variant: mutateBody ? 'mutated body' : mutateQuery ? 'mutated query' : 'valid',
-        body: mutateBody ? mutate(request.body, mutation) : request.body,
+        variant: added ? 'unknown member' : mutateBody ? 'mutated body' : mutateQuery ? 'mutated query' : 'valid',
+        body: added ? added.value : mutateBody ? mutate(request.body, mutation) : request.body,
+        unknownMember: added && { pointer: added.pointer, name: unknownName },
         query: mutateQuery ? mutateQueryObject(request.query, mutation) : request.query,
         malformedId: malformedRoll === 0,
       });

@@ -96,3 +96,27 @@ export function mutate(value: unknown, mutation: Mutation): unknown {
   }
   return update(value, path, () => mutation.breaker);
 }
+
+/** Names no schema of the contract defines, some a slip away from one that it does. */
+export const UNKNOWN_NAMES = ['unexpected_field', 'colour', 'amout', 'nmae', 'acount_id'] as const;
+
+/**
+ * `value` with a member no schema defines added to one of its objects (chosen by `at`, modulo
+ * their count), and the JSON pointer of that member; undefined when the value holds no object.
+ */
+export function addUnknownMember(
+  value: unknown,
+  at: number,
+  name: string,
+): { value: unknown; pointer: string } | undefined {
+  const objects = paths(value).filter((path) => {
+    const node = path.reduce<unknown>((parent, key) => (parent as Record<string, unknown>)[key], value);
+    return node !== null && typeof node === 'object' && !Array.isArray(node);
+  });
+  if (objects.length === 0) return undefined;
+  const path = objects[at % objects.length]!;
+  return {
+    value: update(value, path, (node) => ({ ...(node as object), [name]: 1 })),
+    pointer: [...path, name].map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+  };
+}

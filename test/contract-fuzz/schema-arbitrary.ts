@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { decimalText, exactDecimal } from '../../server/core/money/exact-decimal.ts';
 import { resolveRef as resolveJson } from '../support/contract-client.ts';
 
 /** A JSON Schema node of the contract (OpenAPI 3.1, i.e. JSON Schema 2020-12). */
@@ -100,20 +101,34 @@ function objectArbitrary(schema: Schema): fc.Arbitrary<Record<string, unknown>> 
 }
 
 /**
+ * A field that applies a shared shape in place and adds its own bounds (`allOf: [DecimalInput]`,
+ * `minimum`, `maximum`) as one schema. Objects keep their `allOf` (alternatives of `required`),
+ * which objectArbitrary reads.
+ */
+function inPlace(schema: Schema): Schema {
+  if (!Array.isArray(schema.allOf) || schema.type !== undefined || schema.properties) return schema;
+  const { allOf, ...own } = schema;
+  return Object.assign({}, ...(allOf as Schema[]).map((part) => inPlace(resolveRef(part))), own);
+}
+
+/**
  * Values shaped by `schema`: types, enums, formats, patterns, lengths, bounds, array sizes, object
  * members. Combinators over members (`anyOf` of `required`, `dependentRequired`) are left to the
  * caller's filter with the real validator, so nothing invalid is ever called valid.
  */
 export function valueArbitrary(node: Schema): fc.Arbitrary<unknown> {
-  const schema = resolveRef(node);
+  const schema = inPlace(resolveRef(node));
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   if (Array.isArray(schema.oneOf ?? schema.anyOf) && !schema.type) {
     return fc.oneof(...(schema.oneOf ?? schema.anyOf).map((branch: Schema) => valueArbitrary(branch)));
   }
-  const arbitraries = types(schema).map((type): fc.Arbitrary<unknown> => {
+  const kinds = types(schema);
+  const arbitraries = kinds.map((type): fc.Arbitrary<unknown> => {
     switch (type) {
       case 'string':
+        // A number or a decimal string (DecimalInput): the string spells a number within the bounds.
+        if (kinds.includes('number')) return numberArbitrary(schema, false).map((n) => decimalText(exactDecimal(n)!));
         return stringArbitrary(schema);
       case 'integer':
         return numberArbitrary(schema, true);

@@ -14,9 +14,9 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
   },
   { rule: 'one valuation per account and date', message: /^The account already has a valuation on \d{4}-\d\d-\d\d$/ },
   {
-    rule: 'numbers read exactly',
+    rule: 'numbers read exactly; a decimal string held to the bounds of a number',
     message:
-      /^((qty|price|fee|amount|to_amount|balance|rate|exchange_rate) must have at most \d+ decimal places|(qty|price|rate|exchange_rate) must be at most \d+|qty and price must be (valid numbers|present and positive)|(price|rate|exchange_rate) must be (a number|greater than 0|above zero))$/,
+      /^(\w+ must have at most \d+ decimal places|\w+ must be (at most|at least|greater than) -?\d+|qty and price must be (valid numbers|present and positive))$/,
   },
   { rule: 'a rate between two different currencies', message: /^from and to must be different currencies$/ },
   {
@@ -38,7 +38,10 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
     message:
       /^(to_account_id must differ from from_account_id|to_amount must equal amount: both accounts are in [A-Z]{3}|no exchange rate from [A-Z]{3} to [A-Z]{3} on \d{4}-\d\d-\d\d|The two transactions must be on different accounts|outflow_transaction_id must name an outflow \(money out\)|inflow_transaction_id must name an inflow \(money in\)|The two transactions must be at most \d+ days apart|The two amounts must agree within 1% once converted|The transaction is already in a transfer|Only a suggested transfer can be rejected; unlink a confirmed one with DELETE)$/,
   },
-  { rule: 'a query parameter the operation does not define', message: /^\S+ is not a known query parameter$/ },
+  {
+    rule: 'a query parameter the operation does not define',
+    message: /^\S+ is not a known query parameter(; did you mean \S+\?)?$/,
+  },
   { rule: 'text holding U+0000', message: /must not contain NUL characters$/ },
   {
     rule: 'an import changes state only from the states its operation names (delete: only one that wrote nothing)',
@@ -49,6 +52,24 @@ const SERVER_RULES: { rule: string; message: RegExp }[] = [
     rule: 'a chat holds at most 1,000 messages; a retry needs an assistant message that is not pending',
     message:
       /^(This chat is full \(\d+ messages\); start a new chat to go on|No assistant message to retry|The latest reply is still being written; retry it once it has ended)$/,
+  },
+  {
+    rule: 'deleting the signed-in user: their password and, with a second factor, a current unused code',
+    message:
+      /^(password is not correct|otp_code is required, the user has a second factor|otp_code is not a current, unused code of the user's second factor|The user signs in through single sign-on and has no password to confirm with)$/,
+  },
+  {
+    rule: "a category's parent: not itself nor nested under it; a deleted category's replacement: another one",
+    message:
+      /^(parent_id must not be the category itself or one nested under it|replacement_id must be another category than the one deleted)$/,
+  },
+  {
+    rule: 'an account is not deleted while one of its imports is in progress',
+    message: /^The account has an import in progress \(\w+\); delete the account once it has ended$/,
+  },
+  {
+    rule: 'a record the request refers to deleted while it ran',
+    message: /^A record this request refers to was deleted while the request ran$/,
   },
 ];
 

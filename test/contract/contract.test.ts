@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_OPERATIONS } from '../../server/http/contract.ts';
 import { BUNDLED_SPEC_PATH, loadOpenApiDocument } from '../../server/http/openapi-document.ts';
-import { checkResponse, contractOperations } from '../support/contract-client.ts';
+import { checkResponse, contractOperations, resolveRef } from '../support/contract-client.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 const run = promisify(execFile);
@@ -121,6 +121,71 @@ describe('the contract', () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+
+  it('closes every object of every request body and documents 415 where a body is taken', () => {
+    const open: string[] = [];
+    /** Objects a body may hold; a branch of allOf/anyOf that only lists `required` is a rule, not an object. */
+    const walk = (node: Record<string, any>, at: string, seen: Set<object>) => {
+      const schema = resolveRef(node) as Record<string, any>;
+      if (seen.has(schema)) return;
+      seen.add(schema);
+      if (schema.properties && schema.additionalProperties !== false) open.push(at);
+      for (const keyword of ['allOf', 'anyOf', 'oneOf'])
+        (schema[keyword] ?? []).forEach((branch: Record<string, any>, index: number) =>
+          walk(branch, `${at}/${keyword}/${index}`, seen),
+        );
+      for (const [name, property] of Object.entries(schema.properties ?? {}))
+        walk(property as Record<string, any>, `${at}/${name}`, seen);
+      if (schema.items) walk(schema.items, `${at}/items`, seen);
+    };
+    const withBody: string[] = [];
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      for (const [method, operation] of Object.entries(item ?? {})) {
+        const op = operation as { requestBody?: { content: Record<string, { schema: object }> }; responses: object };
+        if (!op.requestBody) continue;
+        withBody.push(`${method} ${path}`);
+        expect(Object.keys(op.requestBody.content), `${method} ${path}`).toEqual(['application/json']);
+        expect(Object.keys(op.responses), `${method} ${path} documents 415`).toContain('415');
+        walk(op.requestBody.content['application/json']!.schema as Record<string, any>, `${method} ${path}`, new Set());
+      }
+    }
+    expect(withBody.length).toBeGreaterThan(20);
+    expect(open, 'request body objects without additionalProperties: false').toEqual([]);
+  });
+
+  it('takes Idempotency-Key on every write that takes a credential, and on no sign-in', () => {
+    const writes: string[] = [];
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      for (const [method, operation] of Object.entries(item ?? {})) {
+        if (!['post', 'patch', 'delete'].includes(method)) continue;
+        const op = operation as {
+          security?: unknown[];
+          parameters?: Record<string, any>[];
+          responses: Record<string, Record<string, any>>;
+        };
+        const named = `${method} ${path}`;
+        const takesKey = (op.parameters ?? []).some(
+          (parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey',
+        );
+        if (op.security?.length === 0) {
+          expect(takesKey, `${named} answers with credentials: no Idempotency-Key`).toBe(false);
+          continue;
+        }
+        writes.push(named);
+        expect(takesKey, `${named} takes Idempotency-Key`).toBe(true);
+        expect(Object.keys(op.responses), `${named} documents 409 and 422`).toEqual(
+          expect.arrayContaining(['409', '422']),
+        );
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!status.startsWith('2')) continue;
+          expect(Object.keys(resolveRef(response).headers ?? {}), `${named} ${status}`).toContain(
+            'Idempotency-Replayed',
+          );
+        }
+      }
+    }
+    expect(writes.length).toBeGreaterThan(25);
   });
 
   it('makes the response check fail on a body off the contract', () => {

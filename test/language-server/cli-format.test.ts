@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../language-server/src/cli.ts';
 import type { LintResult } from '../../language-server/src/cli/diagnostics.ts';
 import { escapeData, escapeProperty, formatGithub } from '../../language-server/src/cli/format-github.ts';
 import { formatJson } from '../../language-server/src/cli/format-json.ts';
@@ -141,5 +145,36 @@ describe('formatStylish', () => {
 
   it('prints nothing when every file is clean', () => {
     expect(formatStylish([results[1]!])).toBe('');
+  });
+});
+
+describe('the stylish report of blueprint-lint', () => {
+  it('lists the allowed values under an enum finding that does not show them all, up to ten', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'lint-enums-'));
+    try {
+      const file = path.join(dir, 'enums.yaml');
+      const entry = (model: string, field: string, value: string) =>
+        `  - model: ${model}\n    identifiers:\n      name: x\n    attrs:\n      ${field}: ${value}\n`;
+      writeFileSync(
+        file,
+        'version: 1\nmetadata:\n  name: enums\nentries:\n' +
+          entry('idp_providers_saml.samlprovider', 'signature_algorithm', 'rsa') + // 9 values, the first 5 shown
+          entry('idp_stages_prompt.prompt', 'type', 'nothing-like-it') + // 18 values: too many to list
+          entry('idp_stages_authenticator_totp.authenticatortotpstage', 'digits', '7'), // 2, all in the message
+      );
+      let output = '';
+      const code = main([file], { write: (text: string) => (output += text) } as never, process.stderr);
+      expect(code).toBe(1);
+      const allowed = output.split('\n').filter((line) => line.trim().startsWith('allowed:'));
+      expect(allowed).toHaveLength(1);
+      expect(allowed[0]!.trim().split(', ')).toHaveLength(9);
+      expect(allowed[0]).toContain('http://www.w3.org/2000/09/xmldsig#dsa-sha1');
+      // Only the stylish report: the machine formats keep the problems as the service gives them.
+      let json = '';
+      main(['--format', 'json', file], { write: (text: string) => (json += text) } as never, process.stderr);
+      expect(json).not.toContain('allowed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

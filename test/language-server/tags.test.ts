@@ -47,7 +47,7 @@ const mistakes: [string, string, string, string][] = [
     '!Enumerate with 2 items',
     'a: «!Enumerate [[1], SEQ]»',
     'tag-arity',
-    '!Enumerate takes exactly 3 items ([iterable, SEQ or MAP, body]), but has 2 items.',
+    '!Enumerate takes exactly 3 items ([iterable, SEQ or MAP, body]), but has 2 items. The body is missing: write !Enumerate [<iterable>, SEQ or MAP, <body>].',
   ],
   [
     '!AtIndex with 1 item',

@@ -40,12 +40,31 @@ function asciiOnly(pattern: unknown): boolean {
   return typeof pattern === 'string' && /^\^\[[^\]]*\][+*]\$$/.test(pattern) && !/\\u|\\x[89a-f]/i.test(pattern);
 }
 
+/** The shared shape of decimal inputs (a JSON number or a decimal string), applied by each field with its bounds. */
+export const DECIMAL_INPUT = resolve({ $ref: '#/components/schemas/DecimalInput' });
+
+/**
+ * A schema with the schemas it applies in place through `allOf` merged into it (its own keywords
+ * win): what a field such as `amount` (`allOf: [DecimalInput]` + its bounds) allows, in one object.
+ */
+export function flattened(schema: Schema): Schema {
+  if (!Array.isArray(schema.allOf)) return schema;
+  const { allOf, ...own } = schema;
+  return Object.assign({}, ...(allOf as Schema[]).map((part) => flattened(resolve(part))), own);
+}
+
 /** The longest value the schema allows, as text of the query string (percent-encoded). */
-function longestValue(schema: Schema): string {
+function longestValue(node: Schema): string {
+  const schema = flattened(node);
   if (schema.enum) return [...(schema.enum as string[])].sort((a, b) => b.length - a.length)[0]!;
   if (schema.format === 'uuid') return randomUUID();
   if (schema.format === 'date') return '2024-12-31';
   if (schema.type === 'integer' || schema.type === 'number') return String(schema.maximum);
+  // A number or a decimal string: a digit padded to the maxLength with the blanks the pattern
+  // allows, the widest of which (U+3000) takes 3 UTF-8 bytes, each written as %XX.
+  if (Array.isArray(schema.type) && schema.type.includes('string')) {
+    return encodeURIComponent(`${'\u3000'.repeat(schema.maxLength - 1)}1`);
+  }
   if (schema.type === 'boolean') return 'false';
   // An ASCII character written as %XX.
   if (schema.type === 'string' && asciiOnly(schema.pattern)) return '%7E'.repeat(schema.maxLength);

@@ -32,6 +32,7 @@ const TABLES = [
   'chat_tool_calls',
   'transfers',
   'transfer_rejections',
+  'idempotency_keys',
 ];
 
 /**

@@ -19,11 +19,27 @@ export interface ServiceProcess {
   logs(): string;
   /** A connection to its database as superuser, once the database accepts one (within 60 s). */
   connect(): Promise<pg.Client>;
+  /**
+   * Ctrl-C at a terminal: SIGINT to the whole process group (with `npmStart`: npm, tsx, the
+   * service). Resolves once every process holding its output has ended.
+   */
+  interrupt(): Promise<void>;
   /** SIGTERM, wait for the exit, remove the data directory. */
   stop(): Promise<void>;
 }
 
-export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
+export interface ServiceProcessOptions {
+  /**
+   * Start it as a person does, `npm start` (without its prestart: the contract is already built),
+   * in a process group of its own as a terminal would; else `node --import tsx server/main.ts`.
+   */
+  npmStart?: boolean;
+}
+
+export async function startServiceProcess(
+  env: Record<string, string> = {},
+  options: ServiceProcessOptions = {},
+): Promise<ServiceProcess> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'finance-service-'));
   // PostgreSQL runs as its own user when the tests run as root: it must reach its directory.
   await chmod(dataDir, 0o755);
@@ -39,10 +55,18 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
     ...env,
   };
   delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = options.npmStart
+    ? spawn('npm', ['start', '--ignore-scripts'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    : spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+        env: childEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+  // 'close' comes once no process holds the output pipes any more: npm may exit before the service.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const signal = (name: NodeJS.Signals) => {
+    if (options.npmStart) process.kill(-child.pid!, name);
+    else child.kill(name);
+  };
   let logs = '';
   child.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
   const banner = await new Promise<string>((resolve, reject) => {
@@ -87,11 +111,14 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
     clusterDir,
     logs: () => logs,
     connect,
+    async interrupt() {
+      signal('SIGINT');
+      await closed;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
+        signal('SIGTERM');
+        await closed;
       }
       // Backends of a killed postmaster may still be writing their last files for a moment.
       await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });

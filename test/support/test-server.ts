@@ -25,6 +25,21 @@ export const BEHIND_A_PROXY = [
   ['TRUST_PROXY listing the proxy', { kind: 'list', proxies: [{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }] }],
 ] as const;
 
+/**
+ * An AI provider at a closed port: the chat operations are open, and a reply a job writes fails at
+ * once, as against a provider that is down. For tests whose chats never need a real reply.
+ */
+export const AI_STAND_IN = {
+  baseUrl: 'http://127.0.0.1:9/v1',
+  apiKey: undefined,
+  model: 'stand-in',
+  timeoutSeconds: 1,
+  maxRetries: 0,
+  contextTokens: 12_000,
+  retryAfterMaxSeconds: 30,
+  replyTimeoutSeconds: 300,
+};
+
 /** The JSON limit tests run with: above the CSV limit, as in production. */
 export const TEST_JSON_LIMIT = CSV_CONTENT_LIMIT + 2 * 1024 * 1024;
 

@@ -16,9 +16,9 @@ export interface WorkerProcess {
 }
 
 /** `npm run worker` (its entry point, without npm in between, so signals reach it) on the given database. */
-export function spawnWorker(databaseUrl: string): WorkerProcess {
+export function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): WorkerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker-main.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', WORKER_POLL_INTERVAL_MS: '200' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', WORKER_POLL_INTERVAL_MS: '200', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimalText, exactDecimal } from '../../server/core/money/exact-decimal.ts';
+import { compareDecimals, decimalText, exactDecimal } from '../../server/core/money/exact-decimal.ts';
 import { toDecimal } from '../../server/core/money/money.ts';
 
 describe('exactDecimal', () => {
@@ -25,5 +25,18 @@ describe('exactDecimal', () => {
     expect(toDecimal(1e-4)).toBe('0.0001');
     expect(toDecimal(1e12)).toBe('1000000000000.0000');
     expect(toDecimal(0.1 + 0.2)).toBe('0.3000');
+  });
+});
+
+describe('compareDecimals', () => {
+  it.each([
+    ['-10000000000000.0001', '-10000000000000', -1],
+    ['-0.5', '0', -1],
+    ['0', '-0', 0],
+    ['12.50', '12.5', 0],
+    ['10000000000000.0001', '10000000000000', 1],
+    ['-2', '-10', 1],
+  ])('%s against %s is %s', (a, b, order) => {
+    expect(compareDecimals(exactDecimal(a)!, exactDecimal(b)!)).toBe(order);
   });
 });

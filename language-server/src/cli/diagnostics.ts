@@ -6,6 +6,8 @@ export interface LintResult {
   file: string;
   text: string;
   problems: Problem[];
+  /** The allowed values of enum findings whose message does not list them (cli/allowed-values.ts). */
+  allowedValues?: ReadonlyMap<Problem, readonly string[]>;
 }
 
 /** One problem with 1-based line/column positions; the end column is exclusive (one past the last character). */

@@ -98,14 +98,23 @@ export const syntaxAndTagCodes = {
       '!Find/!FindObject is not [app.model, [field, value], ...]: the model is not a name, or a query is not a literal pair (e.g. flat arguments).',
   },
   'tag-find-model-unknown': {
+    severity: 'error',
+    meaning: '!Find/!FindObject names a model the release does not have; the service fails the entry.',
+  },
+  'tag-find-model-not-blueprint': {
     severity: 'warning',
     meaning:
-      '!Find/!FindObject names a model the schema does not list: often a typo, but !Find may also search models blueprints cannot create (base classes).',
+      '!Find/!FindObject names a model of the release that blueprints cannot create (a base class, a session): the search works, but its fields are not checked.',
   },
   'tag-find-field-unknown': {
+    severity: 'error',
+    meaning:
+      'A !Find/!FindObject query field (the part before any __lookup) the model has neither as a writable nor as a read-only field; the service fails the entry.',
+  },
+  'tag-find-field-unlisted': {
     severity: 'warning',
     meaning:
-      'A !Find/!FindObject query field (the part before any __lookup) the model does not list: often a typo, but read-only fields may also work.',
+      'A !Find/!FindObject query field the schema does not list, on a model whose read-only fields the checker does not know: often a typo.',
   },
 } as const satisfies Record<string, ProblemCodeInfo>;
 
@@ -223,8 +232,38 @@ export const crossFieldCodes = {
   },
 } as const satisfies Record<string, ProblemCodeInfo>;
 
+/**
+ * The codes of what the service itself refuses or does beyond the schema: Python that does not
+ * compile (`checks/expression-check.ts`), entries that select the same object
+ * (`checks/identifier-collision-check.ts`).
+ */
+export const serviceCodes = {
+  'expression-syntax': {
+    severity: 'error',
+    meaning:
+      "An expression the service runs as Python (an expression policy's, a property mapping's, a prompt's placeholder or initial value) has a syntax error; the service refuses it.",
+  },
+  'identifiers-collision': {
+    severity: 'warning',
+    meaning:
+      'An entry whose model and identifiers select the same object as an entry above it: the service updates that object again, overwriting what the first entry set.',
+  },
+  'expression-not-checked': {
+    severity: 'information',
+    meaning: "An expression too long or too tangled to parse within the checker's bounds: its Python is not checked.",
+  },
+} as const satisfies Record<string, ProblemCodeInfo>;
+
+export type ServiceCode = keyof typeof serviceCodes;
+
 /** Every code the language service reports, in one table. */
-export const allCodes = { ...syntaxAndTagCodes, ...schemaCodes, ...referenceCodes, ...crossFieldCodes } as const;
+export const allCodes = {
+  ...syntaxAndTagCodes,
+  ...schemaCodes,
+  ...referenceCodes,
+  ...crossFieldCodes,
+  ...serviceCodes,
+} as const;
 
 /** How many problems the language server sends an editor per document (`limitProblems`). */
 export const MAX_PUBLISHED_PROBLEMS = 1000;

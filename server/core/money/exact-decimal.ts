@@ -51,3 +51,10 @@ export function magnitudeAbove(a: ExactDecimal, b: ExactDecimal): boolean {
 export function exceeds(value: string, bound: string): boolean {
   return magnitudeAbove(exactDecimal(value)!, exactDecimal(bound)!);
 }
+
+/** -1, 0 or 1 as decimal `a` is below, equal to or above `b` (signed). */
+export function compareDecimals(a: ExactDecimal, b: ExactDecimal): number {
+  if (a.negative !== b.negative) return a.negative ? -1 : 1;
+  const order = magnitudeAbove(a, b) ? 1 : magnitudeAbove(b, a) ? -1 : 0;
+  return a.negative ? -order : order;
+}

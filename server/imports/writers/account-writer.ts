@@ -1,30 +1,13 @@
+import { accountNameClashes, clashMessage } from '../account-names.ts';
 import { ImportDataError, inChunks, type ImportJob, type WriteOutcome } from './import-writer.ts';
 
 /** The entry name of the valuation that anchors an imported opening balance on its date. */
 const OPENING_NAME = 'Opening balance';
 
-/**
- * Account names are unique per family, any case (accounts_family_name_key): a row naming an
- * existing account, or repeating the name of an earlier row, fails the import rather than being
- * renamed or merged.
- */
+/** A row naming an account that exists, or repeating an earlier row's name, fails the import. */
 async function checkNames(job: ImportJob): Promise<void> {
-  const [clash] = await job.run<{ row_number: number; name: string; first_row: number | null }>(
-    `select d.row_number, d.name, case when d.first_row < d.row_number then d.first_row end as first_row
-     from (select r.row_number, r."values"->>'name' as name,
-             min(r.row_number) over (partition by lower(r."values"->>'name')) as first_row
-           from import_rows r where r.import_id = ?::uuid) d
-     where d.first_row < d.row_number
-        or exists (select 1 from accounts a where a.family_id = ?::uuid and lower(a.name) = lower(d.name))
-     order by d.row_number limit 1`,
-    [job.id, job.familyId],
-  );
-  if (!clash) return;
-  throw new ImportDataError(
-    clash.first_row === null
-      ? `Row ${clash.row_number}: an account named '${clash.name}' already exists`
-      : `Row ${clash.row_number}: an account named '${clash.name}' is already in row ${clash.first_row}`,
-  );
+  const [clash] = await accountNameClashes(job.run, job.id, job.familyId, 1);
+  if (clash) throw new ImportDataError(`Row ${clash.row_number}: ${clashMessage(clash)}`);
 }
 
 /**

@@ -90,7 +90,7 @@ export async function writeTransactions(job: ImportJob, external: boolean): Prom
            null::uuid as merchant_id, now() as created_at,
            array(select distinct t.id from jsonb_array_elements_text(s.v->'tags') as n(name)
              join tags t on t.family_id = ?::uuid and lower(t.name) = lower(n.name)) as tag_ids,
-           ?::uuid as import_id, null::numeric as exchange_rate
+           ?::uuid as import_id, null::numeric as exchange_rate, null::text as external_id, null::text as source
          from src s join accounts a on a.id = s.account_id
          left join categories c on c.family_id = ?::uuid and lower(c.name) = lower(s.v->>'category')
        ), ${WRITE_INPUT}

@@ -22,6 +22,7 @@ const kinds: Record<CompletionKind, CompletionItemKind> = {
   reference: CompletionItemKind.Reference,
   variable: CompletionItemKind.Variable,
   keyword: CompletionItemKind.Keyword,
+  function: CompletionItemKind.Function,
 };
 
 /** VS Code's command to open completion again, e.g. after `model: ` is inserted; other clients ignore it. */

@@ -123,8 +123,24 @@ function checkState(value: BNode, allowed: readonly string[], problems: Problem[
   problems.push(withSuggestions(problem(codes, 'state-invalid', value.range, message), value.range, [suggestion]));
 }
 
+/**
+ * Tags whose value is never something the service can go through item by item: it takes all() of
+ * the resolved conditions, so a lone `!Condition` (a boolean) or a primary key fails the entry.
+ */
+const singleValueTags: Readonly<Record<string, string>> = {
+  '!Condition': 'one true or false',
+  '!KeyOf': 'one primary key',
+  '!Find': 'one primary key (or nothing)',
+};
+
 /** The schema says booleans; the service takes any value by truthiness, so literals only warn. */
 function checkConditions(value: BNode, problems: Problem[]): void {
+  const single = value.tag === undefined ? undefined : singleValueTags[value.tag];
+  if (single) {
+    const message = `conditions must be a sequence: ${value.tag} gives ${single}, which the service cannot go through item by item. Put it in a list: conditions: [${value.tag} ...].`;
+    problems.push(problem(codes, 'conditions-not-sequence', value.range, message));
+    return;
+  }
   if (isDeferred(value)) return;
   if (value.kind !== 'seq') {
     const message = 'conditions must be a sequence (every item must be true for the entry to apply).';

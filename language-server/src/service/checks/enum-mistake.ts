@@ -12,12 +12,21 @@ export interface EnumMistake {
 }
 
 /**
- * The message for the value `node` of `name` that is none of `allowed`: a "did you mean" when a
- * string value is near one (or differs only in case), else the values, the first few of a long
- * enumeration. The fix replaces the value and keeps its quotes.
+ * The message for the value `node` of `name` that is none of `allowed`: the value with its app
+ * label when it lacks one (a permission written `view_flow` for `idp_flows.view_flow`), a "did
+ * you mean" when a string value is near one (or differs only in case), else the values, the first
+ * few of a long enumeration. The fix replaces the value and keeps its quotes.
  */
 export function enumMistake(name: string, node: BNode, allowed: readonly unknown[]): EnumMistake {
   const written = node.kind === 'scalar' && typeof node.value === 'string' ? node.value : undefined;
+  const qualified = written === undefined || written.includes('.') ? [] : withAppLabel(written, allowed);
+  if (written !== undefined && qualified.length > 0) {
+    const names = qualified.map((value) => `'${value}'`).join(' or ');
+    const part = name.includes('permission') ? 'codename' : 'name';
+    const message = `'${written}' lacks its app label: ${name} is written <app>.<${part}>. Did you mean ${names}?`;
+    const replacement = qualified.length === 1 ? replacementOf(node, written, qualified[0]!) : undefined;
+    return { message, fix: replacement && { title: `Change to '${qualified[0]}'`, ...replacement } };
+  }
   const suggestion = written === undefined ? undefined : nearValue(written, allowed);
   if (written !== undefined && suggestion !== undefined) {
     const message = `'${written}' is not one of the values of ${name}. Did you mean '${suggestion}'?`;
@@ -31,6 +40,12 @@ export function enumMistake(name: string, node: BNode, allowed: readonly unknown
       ? `${values.slice(0, SHOWN_VALUES).join(', ')}, ... (${values.length} values; hover for all)`
       : values.join(', ');
   return { message: `${name} must be one of: ${shown}.` };
+}
+
+/** The values that are `written` with an app label before it (`idp_flows.view_flow` for `view_flow`), at most 3. */
+function withAppLabel(written: string, allowed: readonly unknown[]): string[] {
+  const ending = `.${written}`;
+  return allowed.filter((value): value is string => typeof value === 'string' && value.endsWith(ending)).slice(0, 3);
 }
 
 /**

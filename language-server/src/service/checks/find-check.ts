@@ -3,6 +3,7 @@ import type { BNode, BScalar, BSeq } from '../reading/blueprint-node.ts';
 import { isDeferred, NO_NODES } from '../reading/node-queries.ts';
 import type { ModelInfo, SchemaIndex } from '../schema/schema-index.ts';
 import type { Check } from './check.ts';
+import { otherModels, readOnlyFields } from './release-models.ts';
 import { hint, suggest } from './suggestions.ts';
 import { taggedNodes } from './tagged-nodes.ts';
 
@@ -19,9 +20,10 @@ const primaryKeyAlias = 'pk';
  * resolves tags INSIDE it, so a query must be a literal two-item sequence: a scalar (flat
  * arguments) or a tagged node in its place fails or is misread. The model is looked up like an
  * entry's (app label exact, model part folded to lowercase), the fields by the part before any
- * Django lookup (`name__iexact`). Both only warn: the schema lists the models blueprints can create
- * and their writable fields, while !Find may search any model by any field.
- * Never throws.
+ * Django lookup (`name__iexact`). !Find may search any model of the release by any field: a model
+ * the release does not have is an error, one blueprints cannot create a warning
+ * (`release-models.ts`); a field neither writable nor read-only is an error where the read-only
+ * fields are known, else a warning. Never throws.
  */
 export function checkFindTags(root: BNode | undefined, index: SchemaIndex): Problem[] {
   const problems: Problem[] = [];
@@ -94,6 +96,15 @@ function checkModel(tag: string, node: BNode, index: SchemaIndex, problems: Prob
     );
     return found.model;
   }
+  if (!found.model) {
+    const [app, part] = [written.slice(0, written.indexOf('.')), written.slice(written.indexOf('.') + 1)];
+    const other = `${app}.${part.toLowerCase()}`;
+    if (otherModels.has(other)) {
+      const message = `${other} is a model of the release that blueprints cannot create: ${tag} can search it, but its fields are not checked.`;
+      problems.push(problem(codes, 'tag-find-model-not-blueprint', node.range, message));
+      return undefined;
+    }
+  }
   const suggestions = found.model ? [found.model.name] : found.suggestions;
   const names = suggestions.map((name) => `'${name}'`).join(suggestions.length === 2 ? ' or ' : ', ');
   const why = found.model ? ' (the app label must match exactly)' : '';
@@ -157,11 +168,24 @@ function checkQuery(tag: string, query: BNode, model: ModelInfo | undefined, pro
 function checkField(node: BScalar, written: string, model: ModelInfo, problems: Problem[]): void {
   const name = written.split('__')[0]!;
   if (name === primaryKeyAlias || model.fieldNames.includes(name)) return;
-  const suggestion = suggest(name, model.fieldNames);
+  const readOnly = readOnlyFields(model.name);
+  if (readOnly?.includes(name)) return;
+  const suggestion = suggest(name, readOnly ? [...model.fieldNames, ...readOnly] : model.fieldNames);
   const lookup = written.slice(name.length);
   const within = lookup ? ` (in '${written}')` : '';
-  const message = `${model.name} has no field '${name}'${within}.${hint(suggestion)}`;
-  const found = problem(codes, 'tag-find-field-unknown', node.range, message);
+  const found = readOnly
+    ? problem(
+        codes,
+        'tag-find-field-unknown',
+        node.range,
+        `${model.name} has no field '${name}'${within}.${hint(suggestion)}`,
+      )
+    : problem(
+        codes,
+        'tag-find-field-unlisted',
+        node.range,
+        `${model.name} has no writable field '${name}'${within}; it may be read-only.${hint(suggestion)}`,
+      );
   problems.push(
     suggestion ? withFix(found, `Change to '${suggestion}${lookup}'`, node.range, suggestion + lookup) : found,
   );

@@ -1,7 +1,9 @@
 import type { Check } from './check.ts';
 import { crossFieldCheck } from './cross-field-check.ts';
 import { entryCheck } from './entry-check.ts';
+import { expressionCheck } from './expression-check.ts';
 import { findCheck } from './find-check.ts';
+import { identifierCollisionCheck } from './identifier-collision-check.ts';
 import { referenceCheck } from './reference-check.ts';
 import { tagCheck } from './tag-check.ts';
 import { topLevelCheck } from './top-level-check.ts';
@@ -9,7 +11,7 @@ import { topLevelCheck } from './top-level-check.ts';
 /**
  * Every blueprint check; a new one is added here. Within each of the three passes (`Check`), the
  * order of this list is the order of findings that start at the same offset: in an entry its
- * tags, then its schema, then its fields together, then its `!Find` queries.
+ * tags, then its schema, then its fields together, then its `!Find` queries, then its Python.
  */
 export const checks: readonly Check[] = [
   topLevelCheck,
@@ -17,5 +19,7 @@ export const checks: readonly Check[] = [
   entryCheck,
   crossFieldCheck,
   findCheck,
+  expressionCheck,
   referenceCheck,
+  identifierCollisionCheck,
 ];

@@ -66,9 +66,11 @@ function collectTagProblems(root: BNode, skip: ReadonlySet<BNode>, problems: Pro
     const info = node.tag ? checkOneTag(node, enumerates, problems) : undefined;
     if (node.kind === 'seq') {
       const enumerate = info?.name === '!Enumerate';
+      // With the wrong number of items the body is not known: no item is judged as outside it.
+      const shaped = enumerate && node.items.length === 3;
       for (let i = node.items.length - 1; i >= 0; i--) {
         nodes.push(node.items[i]!);
-        frames.push(enumerate ? [...enumerates, { inBody: i >= 2 }] : enumerates);
+        frames.push(enumerate ? [...enumerates, { inBody: !shaped || i >= 2 }] : enumerates);
       }
     } else if (node.kind === 'map') {
       for (let i = node.entries.length - 1; i >= 0; i--) {
@@ -102,12 +104,14 @@ function checkOneTag(node: BNode, enumerates: readonly EnumerateFrame[], problem
     return info;
   }
   if (node.kind === 'seq') {
-    if (info.arity && !arityAllows(info.arity, node.items.length)) {
-      const message = `${tag} takes ${info.arity.text}, but has ${itemCount(node.items.length)}.`;
+    const arityWrong = info.arity !== undefined && !arityAllows(info.arity, node.items.length);
+    if (arityWrong) {
+      const message = `${tag} takes ${info.arity!.text}, but has ${itemCount(node.items.length)}.${missingPart(node)}`;
       problems.push(problem(codes, 'tag-arity', node.range, message));
     }
     if (tag === '!Condition') checkWord(node, 0, conditionModes, 'tag-condition-mode', problems);
-    if (tag === '!Enumerate' && checkWord(node, 1, enumerateOutputs, 'tag-enumerate-output', problems)) {
+    // A wrong count is the one mistake: which item was left out is a guess, so the others are not judged.
+    if (tag === '!Enumerate' && !arityWrong && checkWord(node, 1, enumerateOutputs, 'tag-enumerate-output', problems)) {
       checkEnumerateBody(node, problems);
     }
     if (tag === '!Format') checkFormat(node, problems);
@@ -200,6 +204,19 @@ function formatInvalidMessage(reading: Extract<FormatReading, { ok: false }>): s
     return `The !Format string ends in '${reading.text}', an unfinished placeholder. Write %% for a literal percent sign.`;
   }
   return `The !Format string has '${reading.text}', which is not a placeholder Python's % accepts (such as %s or %d). Write %% for a literal percent sign.`;
+}
+
+/** For an `!Enumerate` of two items, which part seems left out. */
+function missingPart(node: BSeq): string {
+  if (node.tag !== '!Enumerate' || node.items.length !== 2) return '';
+  const second = node.items[1]!;
+  const isOutput =
+    second.kind === 'scalar' &&
+    !second.tag &&
+    (enumerateOutputs as readonly string[]).includes(String(second.value).toUpperCase());
+  return isOutput
+    ? ' The body is missing: write !Enumerate [<iterable>, SEQ or MAP, <body>].'
+    : ' The output kind seems missing: write !Enumerate [<iterable>, SEQ or MAP, <body>].';
 }
 
 function itemCount(count: number): string {

@@ -16,10 +16,12 @@ export type CompletionKind =
   | 'tag'
   /** The id of an earlier entry, for `!KeyOf`. */
   | 'reference'
-  /** A key of the blueprint's `context`. */
+  /** A key of the blueprint's `context`; a name an expression sees (`request`). */
   | 'variable'
   /** A fixed word: true/false, a `!Condition` mode, SEQ/MAP. */
-  | 'keyword';
+  | 'keyword'
+  /** A function an expression can call (`ak_user_by`). */
+  | 'function';
 
 export interface CompletionEntry {
   label: string;

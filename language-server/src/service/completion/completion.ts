@@ -2,6 +2,7 @@ import type { Range } from '../problem.ts';
 import type { BNode } from '../reading/blueprint-node.ts';
 import type { SchemaIndex } from '../schema/schema-index.ts';
 import { completionContext } from './completion-context.ts';
+import { expressionCompletion } from './expression-items.ts';
 import { isObjectSchema } from './completion-schema.ts';
 import { entryStep, schemaAt, stepName, type CompletionEntry, type Draft, type Site } from './completion-site.ts';
 import { keyItems, labelItems } from './key-items.ts';
@@ -24,7 +25,8 @@ const MAX_ITEMS = 200;
 
 /**
  * Completion at `offset` of a blueprint: keys, values, models, tags and their arguments, from the
- * schema in `index` and the document's own entries and context. Never throws.
+ * schema in `index` and the document's own entries and context; inside an expression, the names
+ * the service gives it. Never throws.
  */
 export function doComplete(
   text: string,
@@ -32,6 +34,11 @@ export function doComplete(
   offset: number,
   index: SchemaIndex,
 ): CompletionResult {
+  const expression = expressionCompletion(text, root, offset, index);
+  if (expression) {
+    const items = expression.items.map((item, position) => ({ ...item, sortText: String(position).padStart(4, '0') }));
+    return { items, range: expression.range, incomplete: false };
+  }
   const context = completionContext(text, offset);
   if (!context) {
     const at = Math.max(0, Math.min(offset, text.length));

@@ -1,0 +1,67 @@
+import { readFile, realpath } from 'node:fs/promises';
+import os from 'node:os';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+
+/**
+ * Background work yields the CPU to requests (docs/faults.md#background-work-yields): the worker's
+ * process and, when the database runs on this host, the PostgreSQL backends of its connections run
+ * at a higher niceness (WORKER_NICENESS). An idle machine gives them all of it; a busy one serves
+ * requests first, so ten large imports cannot push another family's reads past their idle latency.
+ */
+
+/** The worker process itself, when it runs alone (`npm run worker`); not inside `npm start`, whose requests it would slow. */
+export function lowerProcessPriority(niceness: number, logger: Logger | undefined): void {
+  if (niceness <= 0) return;
+  try {
+    os.setPriority(Math.max(os.getPriority(), niceness));
+  } catch (error) {
+    logger?.info({ err: error }, 'the worker runs at normal CPU priority: its niceness cannot be set');
+  }
+}
+
+/**
+ * Whether `pid` on this host is the backend serving `client`. PostgreSQL titles a backend
+ * `postgres: user database address(port) ...`: over TCP the title carries our socket's local port;
+ * over a Unix socket (`[local]`) the backend works in the cluster's data directory, which a
+ * superuser connection (the embedded database's) can read. A remote database, whose pid means
+ * nothing here, never matches.
+ */
+async function isOurBackend(client: pg.Client, pid: number): Promise<boolean> {
+  let title: string;
+  try {
+    title = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replaceAll('\u0000', ' ');
+  } catch {
+    return false;
+  }
+  if (!title.startsWith('postgres: ')) return false;
+  // pg keeps its socket here; a Unix socket has no local port.
+  const port = (client as unknown as { connection?: { stream?: { localPort?: number } } }).connection?.stream
+    ?.localPort;
+  if (port) return title.includes(`(${port}) `);
+  if (!title.includes(' [local] ')) return false;
+  try {
+    const { rows } = await client.query<{ directory: string }>(`select current_setting('data_directory') as directory`);
+    const [cwd, directory] = await Promise.all([realpath(`/proc/${pid}/cwd`), realpath(rows[0]!.directory)]);
+    return cwd === directory;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Raises the niceness of the backend behind a job connection, when that backend is a process of
+ * this host that we may renice; otherwise nothing happens (the work still runs, at normal priority).
+ */
+export async function lowerBackendPriority(client: pg.Client, niceness: number): Promise<boolean> {
+  if (niceness <= 0) return false;
+  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+  const pid = rows[0]?.pid;
+  if (!pid || !(await isOurBackend(client, pid))) return false;
+  try {
+    os.setPriority(pid, Math.max(os.getPriority(pid), niceness));
+    return true;
+  } catch {
+    return false;
+  }
+}
