@@ -227,9 +227,11 @@ function schemaFacts(root: JsonObject, schema: JsonObject): string[] {
     facts.push(sentence(`${describeType(types)}${each}`));
   }
   if (schema.const !== undefined) facts.push(`Always ${code(show(schema.const))}`);
-  // All of them: a problem about a value outside a long enumeration sends the reader here.
-  if (Array.isArray(schema.enum)) facts.push(`One of: ${list(schema.enum.map(show), Infinity)}`);
-  if (items && Array.isArray(items.enum)) facts.push(`Items one of: ${list(items.enum.map(show), Infinity)}`);
+  // All of them: a problem about a value outside a long enumeration sends the reader here. A choice
+  // the service compares as a string is listed as both 6 and "6": it is named once.
+  const choices = (values: unknown[]) => list([...new Set(values.map(show))], Infinity);
+  if (Array.isArray(schema.enum)) facts.push(`One of: ${choices(schema.enum)}`);
+  if (items && Array.isArray(items.enum)) facts.push(`Items one of: ${choices(items.enum)}`);
   if (typeof schema.format === 'string') facts.push(`Format ${code(schema.format)}`);
   const limits: [string, string][] = [
     ['minimum', 'At least %'],
