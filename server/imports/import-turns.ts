@@ -166,12 +166,19 @@ export function turnTask(
   });
 }
 
+const WORK_STATUSES = Object.keys(TASKS) as WorkStatus[];
+
+/** SQL: the job key prefix of an import `i` in a work status, from TASKS (`queueTurnJob`'s keys). */
+const JOB_KEY_PREFIX = `case i.status ${Object.entries(TASKS)
+  .map(([status, task]) => `when '${status}' then '${task}:'`)
+  .join(' ')} end`;
+
 /**
  * Where a family's turn was lost, gives it back: an import holding the turn in a work status whose
  * job is spent or gone (its three attempts fell within a database outage, so not even its last
  * attempt could mark it failed) gets its job again; a family whose queue waits with no holder (the
- * step that passes the turn on failed) has the turn passed. Returns the imports whose job was
- * queued. Each family is checked again under its import lock, so nothing running is touched.
+ * step that passes the turn on failed) has the turn passed. Returns how many families went on
+ * again. Each family is checked again under its import lock, so nothing running is touched.
  */
 export async function reviveTurns(client: Queryable, settings: ImportSettings): Promise<number> {
   const timeout = { statementTimeoutMs: settings.statementTimeoutMs };
@@ -179,12 +186,10 @@ export async function reviveTurns(client: Queryable, settings: ImportSettings): 
   const stuck = (familyFilter: string) => `
     select i.id, i.family_id, i.status, i.holds_turn from imports i
     where ${familyFilter}
-      and ((i.holds_turn and i.status in ('staging', 'importing', 'reverting')
+      and ((i.holds_turn and i.status in (${WORK_STATUSES.map((status) => `'${status}'`).join(', ')})
             and not exists (
               select 1 from graphile_worker.jobs j
-              where j.key = (case i.status when 'staging' then 'import_stage:'
-                                           when 'importing' then 'import_process:'
-                                           else 'import_revert:' end) || i.id
+              where j.key = (${JOB_KEY_PREFIX}) || i.id
                 and (j.locked_at is not null or j.attempts < j.max_attempts)))
         or (i.queued_at is not null
             and not exists (select 1 from imports h where h.family_id = i.family_id and h.holds_turn)))`;
