@@ -9,10 +9,11 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChildServer } from './children.ts';
+import type { ChildServer, ServedCounts } from './children.ts';
 import { CpuSampler } from './cpu-usage.ts';
-import { measure, type LoadOptions, type RunFigures } from './load.ts';
+import { measure, type LoadOptions, type RunFigures, type RunProbe } from './load.ts';
 import { SEARCH_WORD } from './seed.ts';
+import { StatementStats, type StatementFigures } from './statement-stats.ts';
 import {
   BATCH_SIZE,
   POOL_SIZE,
@@ -29,6 +30,8 @@ import {
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+/** Runs per scenario and server; the table gives their medians. */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RESULTS = process.env.BENCH_RESULTS ?? fileURLToPath(new URL('./results/api.json', import.meta.url));
 
 /** Targets (bench/README.md): the first brief's, then issue 14's. */
@@ -61,12 +64,12 @@ async function preflight(context: BenchContext, service: ChildServer, limit: Chi
     const [request] = scenario.requests();
     const prepared = request!.setupRequest ? request!.setupRequest({ ...request! }, {}) : request!;
     const body = prepared.body === undefined ? undefined : JSON.parse(String(prepared.body));
-    const before = [await service.queries(), await limit.queries()];
+    const before = [(await service.counts()).statements, (await limit.counts()).statements];
     const [a, b] = [
       await call(service.baseUrl, prepared.path!, key, body),
       await call(limit.baseUrl, prepared.path!, key, body),
     ];
-    const queries = [(await service.queries()) - before[0]!, (await limit.queries()) - before[1]!];
+    const queries = [(await service.counts()).statements - before[0]!, (await limit.counts()).statements - before[1]!];
     if (a.status >= 300 || b.status >= 300) {
       throw new Error(
         `preflight ${scenario.name}: service ${a.status} ${JSON.stringify(a.body).slice(0, 300)}; limit ${b.status} ${JSON.stringify(b.body).slice(0, 300)}`,
@@ -98,22 +101,111 @@ function round(value: number, digits = 1): number {
   return Math.round(value * factor) / factor;
 }
 
-function markdownTable(rows: { name: string; service: RunFigures; limit: RunFigures; ratio: number }[]): string {
+type Figures = RunFigures & { probed?: Probed };
+
+/** What a run's server sent to PostgreSQL: statements counted in the server, and PostgreSQL's own view. */
+interface Probed {
+  statements_per_request: number;
+  postgres: StatementFigures | null;
+}
+
+function probeOf(server: ChildServer, stats: StatementStats | undefined): RunProbe<Probed> {
+  let before: ServedCounts = { requests: 0, statements: 0 };
+  return {
+    async start() {
+      before = await server.counts();
+      await stats?.reset();
+    },
+    // Per request the server answered (it also finishes those the load generator gave up on).
+    async stop() {
+      const after = await server.counts();
+      const requests = after.requests - before.requests;
+      return {
+        statements_per_request: requests ? round((after.statements - before.statements) / requests, 3) : 0,
+        postgres: stats ? await stats.read(requests) : null,
+      };
+    },
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The run of median throughput (its statements and latencies), with each CPU figure the median of all runs. */
+function medianRun(runs: Figures[]): Figures {
+  const byRate = [...runs].sort((a, b) => a.requests_per_s_mean - b.requests_per_s_mean);
+  const middle = byRate[Math.floor((byRate.length - 1) / 2)]!;
+  const cpu = (pick: (run: Figures) => Record<string, number | null>) =>
+    Object.fromEntries(
+      Object.keys(pick(middle)).map((name) => {
+        const values = runs.map((run) => pick(run)[name]).filter((v): v is number => typeof v === 'number');
+        return [name, values.length ? round(median(values), 3) : null];
+      }),
+    );
+  return {
+    ...middle,
+    requests_per_s_mean: median(runs.map((run) => run.requests_per_s_mean)),
+    latency_p50_ms: median(runs.map((run) => run.latency_p50_ms)),
+    latency_p99_ms: median(runs.map((run) => run.latency_p99_ms)),
+    non_2xx: runs.reduce((sum, run) => sum + run.non_2xx, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    cpu_s: cpu((run) => run.cpu_s),
+    cpu_ms_per_request: cpu((run) => run.cpu_ms_per_request),
+  };
+}
+
+interface ScenarioResult {
+  name: string;
+  description: string;
+  service: Figures;
+  limit: Figures;
+  ratio: number;
+  runs: { service: Figures[]; limit: Figures[] };
+}
+
+function markdownTable(rows: ScenarioResult[]): string {
   const lines = [
-    '| scenario | service req/s | service p50 / p99 ms | limit req/s | limit p50 / p99 ms | service / limit | non-2xx (service, limit) |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    `| scenario | service req/s | service p50 / p99 ms | limit req/s | limit p50 / p99 ms | service / limit | Node CPU ms/req, service / limit | PostgreSQL CPU ms/req, service / limit | statements/req, service / limit | non-2xx (service, limit) |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  const pair = (a: number | null | undefined, b: number | null | undefined) =>
+    `${a ?? '?'} / ${b ?? '?'} (${a && b ? (a / b).toFixed(2) : '?'}x)`;
   for (const row of rows) {
     lines.push(
       `| ${row.name} | ${Math.round(row.service.requests_per_s_mean).toLocaleString('en-US')} | ${row.service.latency_p50_ms} / ${row.service.latency_p99_ms} | ` +
         `${Math.round(row.limit.requests_per_s_mean).toLocaleString('en-US')} | ${row.limit.latency_p50_ms} / ${row.limit.latency_p99_ms} | ` +
-        `${Math.round(row.ratio * 100)}% | ${row.service.non_2xx + row.service.errors}, ${row.limit.non_2xx + row.limit.errors} |`,
+        `${Math.round(row.ratio * 100)}% | ${pair(row.service.cpu_ms_per_request.service, row.limit.cpu_ms_per_request.limit)} | ` +
+        `${pair(row.service.cpu_ms_per_request.postgres, row.limit.cpu_ms_per_request.postgres)} | ` +
+        `${row.service.probed?.statements_per_request ?? '?'} / ${row.limit.probed?.statements_per_request ?? '?'} | ` +
+        `${row.service.non_2xx + row.service.errors}, ${row.limit.non_2xx + row.limit.errors} |`,
     );
   }
   return lines.join('\n');
 }
 
-function published({ window_us: _window, ...figures }: RunFigures) {
+/** Per scenario and server, the statements PostgreSQL spent most time on (median run). */
+function statementReport(rows: ScenarioResult[]): string {
+  const lines: string[] = [];
+  for (const row of rows) {
+    for (const side of ['service', 'limit'] as const) {
+      const postgres = row[side].probed?.postgres;
+      if (!postgres) continue;
+      lines.push(
+        `${row.name} / ${side}: ${postgres.calls_per_request} statements, exec ${postgres.exec_ms_per_request} ms, plan ${postgres.plan_ms_per_request} ms per request`,
+      );
+      for (const top of postgres.top)
+        lines.push(
+          `    ${top.calls_per_request} x (exec ${top.exec_ms} + plan ${top.plan_ms} ms, ${top.rows_per_call} rows)${top.nested ? ' nested:' : ''} ${top.statement}`,
+        );
+    }
+  }
+  return lines.join('\n');
+}
+
+function published({ window_us: _window, ...figures }: Figures) {
   return {
     ...figures,
     requests_per_s_mean: round(figures.requests_per_s_mean),
@@ -137,11 +229,13 @@ function codeState() {
 }
 
 /** Runs during which other processes used more than 10% of the machine's CPU. */
-function noiseNote(results: { name: string; service: RunFigures; limit: RunFigures }[], capacity: number) {
+function noiseNote(results: ScenarioResult[], capacity: number) {
   const disturbed = results.flatMap((r) =>
-    (['service', 'limit'] as const)
-      .filter((side) => (r[side].cpu_s.others ?? 0) > 0.1 * capacity)
-      .map((side) => `${r.name}/${side}: ${r[side].cpu_s.others} CPU s of ${capacity} used by other processes`),
+    (['service', 'limit'] as const).flatMap((side) =>
+      r.runs[side]
+        .filter((run) => (run.cpu_s.others ?? 0) > 0.1 * capacity)
+        .map((run) => `${r.name}/${side}: ${run.cpu_s.others} CPU s of ${capacity} used by other processes`),
+    ),
   );
   return { cpu_capacity_s_per_run: capacity, disturbed_runs: disturbed };
 }
@@ -185,32 +279,47 @@ async function main(): Promise<void> {
       { load_generator: () => [process.pid], service: () => [service.pid], limit: () => [limit.pid] },
       context.postmasterPid,
     );
-    const results: { name: string; description: string; service: RunFigures; limit: RunFigures; ratio: number }[] = [];
+    const stats = await StatementStats.open(context.pool);
+    if (!stats) log('pg_stat_statements is not loaded on this server: no per-statement figures');
+    const results: ScenarioResult[] = [];
     for (const scenario of scenarios(context)) {
-      const figures: Partial<Record<'service' | 'limit', RunFigures>> = {};
-      for (const [label, server] of [
-        ['service', service],
-        ['limit', limit],
-      ] as const) {
-        log(`${scenario.name} -> ${label}: ${WARMUP} s warm-up, ${DURATION} s measured, ${CONNECTIONS} connections`);
-        const run = await measure(server.baseUrl, scenario, options, cpu);
-        figures[label] = run;
-        log(
-          `  ${Math.round(run.requests_per_s_mean)} req/s, p50 ${run.latency_p50_ms} ms, p99 ${run.latency_p99_ms} ms, ` +
-            `non-2xx ${run.non_2xx}, errors ${run.errors}; CPU ms/request: ${label} ${run.cpu_ms_per_request[label]}, ` +
-            `postgres ${run.cpu_ms_per_request.postgres}, autocannon ${run.cpu_ms_per_request.load_generator}; CPU s used by other processes ${run.cpu_s.others}`,
-        );
-        if (run.non_2xx || run.errors)
-          log(`  WARNING: ${run.non_2xx} non-2xx, ${run.errors} errors: ${JSON.stringify(run.status_codes)}`);
-        if (scenario.name === 'create') log(`  removed ${await deleteCreated(context)} created transactions`);
+      const runs: ScenarioResult['runs'] = { service: [], limit: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternate which server goes first, so a drift of the machine falls on both.
+        const order =
+          round % 2
+            ? ([
+                ['limit', limit],
+                ['service', service],
+              ] as const)
+            : ([
+                ['service', service],
+                ['limit', limit],
+              ] as const);
+        for (const [label, server] of order) {
+          log(
+            `${scenario.name} -> ${label} (round ${round + 1}/${ROUNDS}): ${WARMUP} s warm-up, ${DURATION} s measured, ${CONNECTIONS} connections`,
+          );
+          const run = await measure(server.baseUrl, scenario, options, cpu, probeOf(server, stats));
+          runs[label].push(run);
+          log(
+            `  ${Math.round(run.requests_per_s_mean)} req/s, p50 ${run.latency_p50_ms} ms, p99 ${run.latency_p99_ms} ms, ` +
+              `non-2xx ${run.non_2xx}, errors ${run.errors}; CPU ms/request: ${label} ${run.cpu_ms_per_request[label]}, ` +
+              `postgres ${run.cpu_ms_per_request.postgres}, autocannon ${run.cpu_ms_per_request.load_generator}; ` +
+              `statements/request ${run.probed?.statements_per_request}; CPU s used by other processes ${run.cpu_s.others}`,
+          );
+          if (run.non_2xx || run.errors)
+            log(`  WARNING: ${run.non_2xx} non-2xx, ${run.errors} errors: ${JSON.stringify(run.status_codes)}`);
+          if (scenario.name === 'create') log(`  removed ${await deleteCreated(context)} created transactions`);
+        }
       }
-      const ratio = figures.service!.requests_per_s_mean / figures.limit!.requests_per_s_mean;
+      const figures = { service: medianRun(runs.service), limit: medianRun(runs.limit) };
       results.push({
         name: scenario.name,
         description: scenario.description,
-        service: figures.service!,
-        limit: figures.limit!,
-        ratio: round(ratio, 3),
+        ...figures,
+        ratio: round(figures.service.requests_per_s_mean / figures.limit.requests_per_s_mean, 3),
+        runs,
       });
     }
 
@@ -273,6 +382,7 @@ async function main(): Promise<void> {
       config: {
         connections: CONNECTIONS,
         duration_s: DURATION,
+        rounds: ROUNDS,
         warmup_s: WARMUP,
         db_pool_size: POOL_SIZE,
         transactions: context.seed.rows,
@@ -299,6 +409,7 @@ async function main(): Promise<void> {
         request: r.description,
         service: published(r.service),
         limit: published(r.limit),
+        runs: { service: r.runs.service.map(published), limit: r.runs.limit.map(published) },
         ratio_service_over_limit: r.ratio,
       })),
       old_search_statement: {
@@ -312,7 +423,7 @@ async function main(): Promise<void> {
     await mkdir(path.dirname(RESULTS), { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(
-      `\n${markdownTable(results)}\n\nseeding: ${report.seeding.rows_per_s.toLocaleString('en-US')} rows/s ` +
+      `\n${markdownTable(results)}\n\n${statementReport(results)}\n\nseeding: ${report.seeding.rows_per_s.toLocaleString('en-US')} rows/s ` +
         `(${context.seed.rows} rows in ${report.seeding.insert_seconds} s, batches of ${BATCH_SIZE})\n` +
         `filtered list with the old search statement (limit server): ${Math.round(oldSearch.requests_per_s_mean)} req/s, ` +
         `p50 / p99 ${oldSearch.latency_p50_ms} / ${oldSearch.latency_p99_ms} ms, ` +

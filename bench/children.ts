@@ -1,12 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+export interface ServedCounts {
+  requests: number;
+  statements: number;
+}
+
 export interface ChildServer {
   name: string;
   baseUrl: string;
   pid: number;
-  /** Statements the child has sent to PostgreSQL so far (bench/query-counter.ts). */
-  queries(): Promise<number>;
+  /** Once no request is in flight: requests answered and statements sent to PostgreSQL so far (serve-child.ts). */
+  counts(): Promise<ServedCounts>;
   /** Asks the child to stop (it exits normally, so a --cpu-prof profile gets written); kills it after 10 s. */
   stop(): Promise<void>;
 }
@@ -45,17 +50,17 @@ export async function startChild(
     name,
     baseUrl: `http://127.0.0.1:${port}`,
     pid: child.pid!,
-    queries() {
+    counts() {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${name} did not report its query count`)), 5000);
-        const onMessage = (message: { type?: string; count?: number }) => {
-          if (message?.type !== 'queries') return;
+        const timer = setTimeout(() => reject(new Error(`${name} did not report its counts`)), 15_000);
+        const onMessage = (message: { type?: string } & ServedCounts) => {
+          if (message?.type !== 'counts') return;
           clearTimeout(timer);
           child.off('message', onMessage);
-          resolve(message.count!);
+          resolve({ requests: message.requests, statements: message.statements });
         };
         child.on('message', onMessage);
-        child.send({ type: 'queries' });
+        child.send({ type: 'counts' });
       });
     },
     stop() {

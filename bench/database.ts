@@ -8,6 +8,9 @@ import { databaseUrl, ensureDatabase, startEmbeddedPostgres } from '../server/db
 
 import { freePort } from '../test/support/free-port.ts';
 
+/** What the benchmarks' own embedded server loads: statistics of every statement, planning included. */
+const STATEMENT_STATISTICS = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track_planning=on'];
+
 export interface BenchDatabase {
   /** The benchmark's own database. */
   url: string;
@@ -27,7 +30,7 @@ export async function createBenchDatabase(logger: Logger): Promise<BenchDatabase
   let server = 'BENCH_DATABASE_URL';
   if (!adminUrl) {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'finance-bench-pg-'));
-    const embedded = await startEmbeddedPostgres(directory, await freePort(), logger);
+    const embedded = await startEmbeddedPostgres(directory, await freePort(), logger, STATEMENT_STATISTICS);
     adminUrl = embedded.adminUrl;
     server = 'embedded';
     stopServer = async () => {

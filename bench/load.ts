@@ -52,19 +52,28 @@ export function run(
   });
 }
 
+/** More figures of the measured run: `start` just before it, `stop` with its request count after it. */
+export interface RunProbe<T> {
+  start(): Promise<void>;
+  stop(requests: number): Promise<T>;
+}
+
 /** A warm-up run (not recorded), then the measured run. */
-export async function measure(
+export async function measure<T = never>(
   baseUrl: string,
   scenario: Scenario,
   options: LoadOptions,
   cpu?: CpuSampler,
-): Promise<RunFigures> {
+  probe?: RunProbe<T>,
+): Promise<RunFigures & { probed?: T }> {
   if (options.warmupSeconds > 0) await run(baseUrl, scenario, options, options.warmupSeconds);
+  await probe?.start();
   const cpuSince = cpu?.start();
   const from = Number(process.hrtime.bigint() / 1000n);
   const result = await run(baseUrl, scenario, options, options.durationSeconds);
   const to = Number(process.hrtime.bigint() / 1000n);
   const cpuFigures = cpuSince?.() ?? {};
+  const probed = await probe?.stop(result.requests.total);
   const perRequest = Object.fromEntries(
     Object.entries(cpuFigures).map(([name, seconds]) => [
       name,
@@ -86,5 +95,6 @@ export async function measure(
     cpu_s: cpuFigures,
     cpu_ms_per_request: perRequest,
     window_us: { from, to },
+    ...(probe ? { probed } : {}),
   };
 }

@@ -94,7 +94,13 @@ export async function isAcceptingConnections(url: string): Promise<boolean> {
  * Starts the embedded PostgreSQL cluster in `directory` (initialising it on first use), or
  * attaches to it when another process of ours (`npm start`, the admin CLI) already runs it.
  */
-export async function startEmbeddedPostgres(directory: string, port: number, logger: Logger): Promise<DatabaseServer> {
+export async function startEmbeddedPostgres(
+  directory: string,
+  port: number,
+  logger: Logger,
+  /** More `name=value` server settings (the benchmarks load pg_stat_statements). */
+  settings: string[] = [],
+): Promise<DatabaseServer> {
   const initialised = existsSync(path.join(directory, 'PG_VERSION'));
   const password = (initialised && (await savedPassword(directory))) || randomBytes(24).toString('hex');
   const adminUrl = urlFor(directory, port, 'postgres', password);
@@ -121,6 +127,7 @@ export async function startEmbeddedPostgres(directory: string, port: number, log
       `unix_socket_directories=${socket ?? ''}`,
       '-c',
       'max_connections=200',
+      ...settings.flatMap((setting) => ['-c', setting]),
     ],
     onLog: (message) => logger.trace({ source: 'postgres' }, String(message).trim()),
     onError: (error) => logger.error({ source: 'postgres', err: error }, 'embedded PostgreSQL error'),
