@@ -120,9 +120,9 @@ export async function createApp({
   app.use(requestLog(logger));
   app.use(responseHeaders());
   app.use(errorMiddleware());
+  // The API first: most requests are the API's, and its table is one lookup.
+  app.use(apiRoutes.middleware());
   app.use(publicRoutes.routes());
   app.use(docsRoutes().routes());
-  app.use(apiRoutes.routes());
-  app.use(apiRoutes.allowedMethods({ throw: false }));
   return app;
 }

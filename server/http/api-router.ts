@@ -1,7 +1,5 @@
-import { METHODS } from 'node:http';
-import Router from '@koa/router';
 import qs from 'qs';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
@@ -17,6 +15,8 @@ import { jsonBody } from './json-body.ts';
 import { nulCharacterProblems } from './nul-characters.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
 import { isPathProblem, validationDetails } from './validation-errors.ts';
+import { requestValidator } from './request-validator.ts';
+import { RouteTable } from './route-table.ts';
 
 /** Contract extensions read by the router: the scope an operation needs and the feature it belongs to. */
 interface ContractExtensions {
@@ -94,6 +94,15 @@ function redirectErrors(presenter: (error: unknown, log: Logger) => string) {
   };
 }
 
+/** The steps as one middleware, each handed the next. */
+function chain(steps: Middleware[]): Middleware {
+  return (ctx, next) => {
+    const run = (index: number): Promise<unknown> =>
+      index === steps.length ? next() : Promise.resolve(steps[index]!(ctx, () => run(index + 1)));
+    return run(0);
+  };
+}
+
 /** The schemas an operation's request is validated with, where the contract words its messages. */
 function requestSchemas(api: OpenAPIBackend, operationId: string): Record<string, unknown>[] {
   const validators = api.validator.getRequestValidatorsForOperation(operationId) as { schema?: unknown }[];
@@ -103,13 +112,14 @@ function requestSchemas(api: OpenAPIBackend, operationId: string): Record<string
 }
 
 /**
- * One Koa route per operation of the contract. openapi-backend validates each request against
- * its already-known operation (its own router re-scans every operation per request: docs/stack-traps.md#openapi-backend).
+ * One route per operation of the contract (route-table.ts). Each request is validated with the
+ * validators openapi-backend compiled for its already-known operation (request-validator.ts; its own
+ * router re-scans every operation per request: docs/stack-traps.md#openapi-backend).
  * Order per request: access gate (address limit, credential, credential limit) -> feature -> scope
  * -> body -> validation -> handler, so a caller
  * without rights learns nothing about the shape of a valid request.
  */
-export async function createApiRouter(options: ApiRouterOptions): Promise<Router> {
+export async function createApiRouter(options: ApiRouterOptions): Promise<RouteTable> {
   const api = new OpenAPIBackend({
     definition: options.document as never,
     strict: true,
@@ -121,9 +131,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
   });
   await api.init();
 
-  // Every method Node parses is known to the router, so that one the contract does not define on a
-  // path (TRACE, PUT, ...) is a 405 from allowedMethods, not a 501 (which read as "no route").
-  const router = new Router({ methods: [...METHODS] });
+  const routes = new RouteTable();
   const unhandled = (api.getOperations() as Operation[])
     .map((operation) => operation.operationId as OperationId)
     .filter((operationId) => !options.handlers[operationId]);
@@ -138,7 +146,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
     const security = operation.security ?? options.document.security ?? [];
     const secured = security.length > 0;
     const pathParam = /\{(\w+)\}/.exec(operation.path)?.[1];
-    const koaPath = operation.path.replace(/\{(\w+)\}/g, ':$1');
+    const validate = requestValidator(api, operation);
     const permits = options.admission?.[operationId];
     const parameters = (operation.parameters ?? []) as { in?: string; name?: string }[];
     const cookieNames = parameters.filter((parameter) => parameter.in === 'cookie').map((parameter) => parameter.name!);
@@ -176,17 +184,14 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         // A path that does not decode (`/transactions/%E0%A4`) cannot name a record.
         if (!decodes(ctx.path)) throw NotFound.entity(resourceName(operationId, pathParam));
         const query = parseQuery(ctx.querystring);
-        const result = api.validator.validateRequest(
-          {
-            method: ctx.method,
-            path: ctx.path,
-            headers: ctx.headers as never,
-            query: query as never,
-            body: ctx.request.body,
-          },
-          operation as never,
+        const cookies = Object.fromEntries(
+          cookieNames.flatMap((name) => {
+            const value = ctx.cookies.get(name);
+            return value === undefined ? [] : [[name, value]];
+          }),
         );
-        const errors = result.errors ?? [];
+        const result = validate({ params: ctx.params, query, headers: ctx.headers, cookies, body: ctx.request.body });
+        const errors = result.errors;
         if (errors.some(isPathProblem)) throw NotFound.entity(resourceName(operationId, pathParam));
         const problems = [
           ...validationDetails(errors, errors.length ? requestSchemas(api, operationId) : []),
@@ -195,14 +200,9 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         ];
         if (problems.length) throw new RequestInvalid(problems);
         const input: HandlerInput<OperationId> = {
-          params: (result.coerced?.params ?? {}) as never,
-          query: (result.coerced?.query ?? {}) as never,
-          cookies: Object.fromEntries(
-            cookieNames.flatMap((name) => {
-              const value = ctx.cookies.get(name);
-              return value === undefined ? [] : [[name, value]];
-            }),
-          ) as never,
+          params: result.params as never,
+          query: result.query as never,
+          cookies: cookies as never,
           body: ctx.request.body as never,
           address: ctx.ip,
           principal: ctx.state.principal as never,
@@ -218,7 +218,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
         await (idempotent ? answerOnce(ctx, options.clock ?? systemClock, answer) : answer());
       },
     ];
-    router.register(koaPath, [operation.method.toUpperCase()], steps);
+    routes.add(operation.method, operation.path, chain(steps));
   }
-  return router;
+  return routes;
 }
