@@ -17,15 +17,12 @@ import { handlers } from './handlers.ts';
 import { importsHandlers } from './imports/imports.handlers.ts';
 import { usersHandlers } from './users/users.handlers.ts';
 import { createApiRouter } from './http/api-router.ts';
-import { errorMiddleware } from './http/error-middleware.ts';
 import { apiIndexHandler, SERVICE_PATHS } from './http/api-index.ts';
 import { docsRoutes } from './http/docs-routes.ts';
 import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-document.ts';
-import { clientAddressMiddleware } from './http/client-address.ts';
+import { frontDoor } from './http/front-door.ts';
 import { createAccessGate, type CredentialRow, type RateLimitConfig } from './http/access-gate.ts';
 import type { CredentialCache } from './http/credential-cache.ts';
-import { requestLog } from './http/request-log.ts';
-import { responseHeaders } from './http/response-headers.ts';
 
 export interface AppDependencies {
   config: Pick<
@@ -116,10 +113,7 @@ export async function createApp({
     clock,
   });
 
-  app.use(clientAddressMiddleware(config.trustProxy));
-  app.use(requestLog(logger));
-  app.use(responseHeaders());
-  app.use(errorMiddleware());
+  app.use(frontDoor(config.trustProxy, logger));
   // The API first: most requests are the API's, and its table is one lookup.
   app.use(apiRoutes.middleware());
   app.use(publicRoutes.routes());

@@ -59,7 +59,7 @@ const migrations = [
 
 /**
  * ORM options for a database URL. A request waits at most `acquireTimeoutMs` for a free
- * connection; then it fails with knex's KnexTimeoutError, which the API answers 503 (http/error-middleware.ts).
+ * connection; then it fails with knex's KnexTimeoutError, which the API answers 503 (http/error-answer.ts).
  */
 export function ormOptions(clientUrl: string, poolSize: number, acquireTimeoutMs = 10_000): Options {
   return {

@@ -1,4 +1,3 @@
-import type { Middleware } from 'koa';
 import type { ProxyTrust } from '../config.ts';
 import { addressMatcher, canonicalAddress } from '../core/ip-address.ts';
 
@@ -36,21 +35,4 @@ export function clientAddress(socketAddress: string, forwardedFor: string | unde
     if (!trusted(entry, index)) return client;
   }
   return client;
-}
-
-/**
- * Puts the client address where Koa keeps it (`ctx.ip`), for every later reader: the access log,
- * the rate limits and sign-in throttling. The app runs with Koa's `proxy` off, so Koa itself
- * never reads forwarded headers.
- */
-export function clientAddressMiddleware(trust: ProxyTrust): Middleware {
-  const trusted = trustedHop(trust);
-  return async (ctx, next) => {
-    ctx.request.ip = clientAddress(
-      ctx.req.socket.remoteAddress ?? '',
-      ctx.get('x-forwarded-for') || undefined,
-      trusted,
-    );
-    await next();
-  };
 }

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Clock } from '../core/clock.ts';
 import { sqlOn } from '../core/sql.ts';
 import { idempotencyKeys, requestFingerprint } from '../idempotency/idempotency-store.ts';
-import { errorAnswer } from './error-middleware.ts';
+import { errorAnswer } from './error-answer.ts';
 import { HttpError } from './errors.ts';
 import type { Principal } from './principal.ts';
 

@@ -1,40 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
- * Gives each request an id (the caller's X-Request-Id when sane), a child logger, and one access-log
- * line with the client address (http/client-address.ts): who a refusal or a flood came from.
+ * Gives a request an id (the caller's X-Request-Id when sane) and a child logger made on first use;
+ * the function it returns writes the one access-log line, with the client address
+ * (http/client-address.ts): who a refusal or a flood came from.
  */
-export function requestLog(logger: Logger): Middleware {
-  return async (ctx, next) => {
-    const offered = ctx.get('x-request-id');
-    const id = REQUEST_ID.test(offered) ? offered : randomUUID();
-    ctx.set('X-Request-Id', id);
-    // Made on first use: with the access log off, a request that logs nothing costs no child logger.
-    let child: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      get: () => (child ??= logger.child({ requestId: id })),
-      enumerable: true,
-    });
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      if (logger.isLevelEnabled('info')) {
-        ctx.state.log.info(
-          {
-            method: ctx.method,
-            path: ctx.path,
-            address: ctx.ip,
-            status: ctx.status,
-            ms: Math.round((performance.now() - started) * 10) / 10,
-          },
-          'request',
-        );
-      }
-    }
+export function startRequestLog(ctx: Context, logger: Logger): () => void {
+  const offered = ctx.get('x-request-id');
+  const id = REQUEST_ID.test(offered) ? offered : randomUUID();
+  ctx.set('X-Request-Id', id);
+  // Made on first use: with the access log off, a request that logs nothing costs no child logger.
+  let child: Logger | undefined;
+  Object.defineProperty(ctx.state, 'log', {
+    get: () => (child ??= logger.child({ requestId: id })),
+    enumerable: true,
+  });
+  const started = performance.now();
+  return () => {
+    if (!logger.isLevelEnabled('info')) return;
+    ctx.state.log.info(
+      {
+        method: ctx.method,
+        path: ctx.path,
+        address: ctx.ip,
+        status: ctx.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
   };
 }

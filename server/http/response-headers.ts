@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import { SERVICE_PATHS } from './api-index.ts';
 
 /** The API's paths: answers there hold a household's private data. */
@@ -10,10 +10,7 @@ const PRIVATE = /^\/(api|auth)\//;
  * (docs/api-decisions.md#response-headers). Routes that set their own caching (the docs page)
  * keep it.
  */
-export function responseHeaders(): Middleware {
-  return async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    if (PRIVATE.test(ctx.path) && ctx.path !== SERVICE_PATHS.openapi) ctx.set('Cache-Control', 'no-store');
-    await next();
-  };
+export function setResponseHeaders(ctx: Context): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  if (PRIVATE.test(ctx.path) && ctx.path !== SERVICE_PATHS.openapi) ctx.set('Cache-Control', 'no-store');
 }

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { DomainError } from '../core/errors.ts';
 import { isConnectionLoss } from '../db/connection-loss.ts';
@@ -51,28 +51,24 @@ export function errorAnswer(
 }
 
 /**
- * First in the chain: every failure leaves as the documented error body (errorAnswer). Domain
- * errors get the status of their kind and HTTP errors keep their own; a database out of reach
- * (restarting, or no connection free in time) is a 503 with Retry-After; anything else is a 500
- * whose details are logged with the request id, never sent.
+ * Every failure leaves as the documented error body (errorAnswer). Domain errors get the status of
+ * their kind and HTTP errors keep their own; a database out of reach (restarting, or no connection
+ * free in time) is a 503 with Retry-After; anything else is a 500 whose details are logged with the
+ * request id, never sent.
  */
-export function errorMiddleware(): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      // Koa's own 404 (no route) and the router's 405 (wrong method) have no body yet.
-      if (ctx.status >= 400 && ctx.body == null) {
-        const code = ctx.status === 405 ? 'method_not_allowed' : 'not_found';
-        const message =
-          ctx.status === 405 ? `${ctx.method} is not allowed on ${ctx.path}` : `No route for ${ctx.method} ${ctx.path}`;
-        ctx.status = ctx.status === 405 ? 405 : 404;
-        ctx.body = { error: code, message, errors: [{ message }] };
-      }
-    } catch (caught) {
-      const { status, headers, body } = errorAnswer(caught, ctx.state.log);
-      ctx.status = status;
-      ctx.set(headers);
-      ctx.body = body;
-    }
-  };
+export function answerFailure(ctx: Context, caught: unknown): void {
+  const { status, headers, body } = errorAnswer(caught, ctx.state.log);
+  ctx.status = status;
+  ctx.set(headers);
+  ctx.body = body;
+}
+
+/** Koa's own 404 (no route) and the route table's 405 (wrong method) in the error shape. */
+export function answerUnrouted(ctx: Context): void {
+  if (ctx.status < 400 || ctx.body != null) return;
+  const code = ctx.status === 405 ? 'method_not_allowed' : 'not_found';
+  const message =
+    ctx.status === 405 ? `${ctx.method} is not allowed on ${ctx.path}` : `No route for ${ctx.method} ${ctx.path}`;
+  ctx.status = ctx.status === 405 ? 405 : 404;
+  ctx.body = { error: code, message, errors: [{ message }] };
 }
