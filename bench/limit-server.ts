@@ -10,6 +10,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import { readListing, runStatement } from '../server/core/sql.ts';
+import { withSessionOptions } from '../server/db/session-options.ts';
 import { pageRequest, paginationMeta, type PageRequest } from '../server/core/pagination.ts';
 import type { RequestBody } from '../server/http/contract.ts';
 import { signedAmount } from '../server/core/money/signed-amount.ts';
@@ -32,7 +33,8 @@ const familyId = process.env.FAMILY_ID!;
 // and timestamps stay text, so both servers do the same work in transactionView.
 const types = new pg.TypeOverrides();
 for (const oid of [1082, 1114, 1184, 1186]) types.setTypeParser(oid, (text: string) => text);
-const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types });
+// The service's session settings too (JIT off), so both servers' statements get the same plans.
+const pool = new pg.Pool({ connectionString: withSessionOptions(databaseUrl), max: poolSize, types });
 
 class NotFound extends Error {}
 
