@@ -3,7 +3,7 @@
  * bench/service-server.ts with `node --cpu-prof`, loads it (2 s warm-up, 10 s, 50 connections),
  * stops it, prints the top functions by self time and the time per package, and deletes the
  * .cpuprofile. Usage: `npx tsx bench/profile.ts [list|filtered list|show|create ...]` (default: list);
- * `--limit` profiles the limit server instead. Writes bench/results/profile-<target>-<scenario>.txt.
+ * `--limit` profiles the limit server instead; BENCH_PROFILE_TOP sets how many functions are listed (20). Writes bench/results/profile-<target>-<scenario>.txt.
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
           `CPU ms per request: ${target} ${run.cpu_ms_per_request[target]}, postgres ${run.cpu_ms_per_request.postgres}, ` +
           `autocannon ${run.cpu_ms_per_request.load_generator}; CPU s used by other processes: ${run.cpu_s.others}\n` +
           `samples of the measured ${((run.window_us.to - run.window_us.from) / 1e6).toFixed(1)} s only ` +
-          `(no start-up, no warm-up)\n\n${formatSummary(summarise(profile, 20, run.window_us), 'profile')}\n`;
+          `(no start-up, no warm-up)\n\n${formatSummary(summarise(profile, Number(process.env.BENCH_PROFILE_TOP ?? 20), run.window_us), 'profile')}\n`;
       } finally {
         await server.stop();
         await rm(directory, { recursive: true, force: true });

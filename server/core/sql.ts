@@ -70,9 +70,13 @@ export function plannedPerCall(connection: Queryable): Queryable {
   return { query: ({ text, values }) => connection.query({ text, values } as Parameters<Queryable['query']>[0]) };
 }
 
-/** Runs `work` on `em`'s connection (inside its transaction, if any). */
-async function withConnection<T>(em: EntityManager, work: (connection: Queryable) => Promise<T>): Promise<T> {
-  const { client } = em.getTransactionContext<Knex.Transaction>() ?? em.getKnex();
+/** Where statements can run: a request's EntityManager (and its transaction) or a job's client. */
+export type SqlTarget = EntityManager | Queryable;
+
+/** Runs `work` on the target's connection: an EntityManager's (inside its transaction, if any), or a client. */
+async function withConnection<T>(target: SqlTarget, work: (connection: Queryable) => Promise<T>): Promise<T> {
+  if (!('getTransactionContext' in target)) return work(target);
+  const { client } = target.getTransactionContext<Knex.Transaction>() ?? target.getKnex();
   const connection = (await client.acquireConnection()) as Queryable;
   try {
     return await work(connection);
@@ -82,23 +86,19 @@ async function withConnection<T>(em: EntityManager, work: (connection: Queryable
 }
 
 /**
- * Runs SQL on `em`'s connection (inside its transaction, if any) and returns the rows. Values are
- * bound parameters: the ORM's own `execute` would inline them into the text.
+ * Runs SQL on the target's connection (an EntityManager's inside its transaction, if any) and
+ * returns the rows. Values are bound parameters: the ORM's own `execute` would inline them into the text.
  */
-export async function sql<Row>(em: EntityManager, text: string, params: unknown[] = []): Promise<Row[]> {
-  return withConnection(em, (connection) => runStatement<Row>(connection, { text, params }));
+export async function sql<Row>(target: SqlTarget, text: string, params: unknown[] = []): Promise<Row[]> {
+  return withConnection(target, (connection) => runStatement<Row>(connection, { text, params }));
 }
 
 /** Statements with `?` placeholders on one connection: what a feature is given to send SQL. */
 export type Sql = <Row = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<Row[]>;
 
-/** Where statements can run: a request's EntityManager (and its transaction) or a job's client. */
-export type SqlTarget = EntityManager | Queryable;
-
 /** The one way requests and jobs alike send SQL: named prepared statements through runStatement. */
 export function sqlOn(target: SqlTarget): Sql {
-  if ('getTransactionContext' in target) return (text, params = []) => sql(target, text, params);
-  return (text, params = []) => runStatement(target, { text, params });
+  return (text, params = []) => sql(target, text, params);
 }
 
 /**
@@ -223,9 +223,9 @@ export async function readListing<Row>(
   return { rows: result?.rows ?? [], total: exact ? counted : statement.bound!, exact };
 }
 
-/** One page of rows and the total, on `em`'s connection. */
-export async function pagedRows<Row>(em: EntityManager, query: ListingQuery, page: PageRequest): Promise<Page<Row>> {
-  return withConnection(em, (connection) => readListing<Row>(connection, query, page));
+/** One page of rows and the total, on the target's connection. */
+export async function pagedRows<Row>(target: SqlTarget, query: ListingQuery, page: PageRequest): Promise<Page<Row>> {
+  return withConnection(target, (connection) => readListing<Row>(connection, query, page));
 }
 
 /** A value for a LIKE pattern that matches `text` literally anywhere. */

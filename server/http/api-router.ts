@@ -1,10 +1,11 @@
 import qs from 'qs';
 import type { Context, Middleware } from 'koa';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createOpenApiAjv } from './ajv.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
+import type { SqlTarget } from '../core/sql.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { WorkSlots } from '../core/work-slots.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
@@ -132,6 +133,9 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
   await api.init();
 
   const routes = new RouteTable();
+  // Statements outside a unit of work run on the ORM's root manager: a fork per request (an identity
+  // map, a unit of work, loaders) is made only for a handler that uses `em`.
+  const db: SqlTarget = options.orm.em;
   const unhandled = (api.getOperations() as Operation[])
     .map((operation) => operation.operationId as OperationId)
     .filter((operationId) => !options.handlers[operationId]);
@@ -155,8 +159,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
 
     const steps = [
       async (ctx: Context, next: () => Promise<unknown>) => {
-        ctx.state.em = options.orm.em.fork();
-        const access = await options.accessGate(ctx.state.em, {
+        const access = await options.accessGate(db, {
           address: ctx.ip,
           secured,
           bearer: bearerToken(ctx),
@@ -199,6 +202,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
           ...nulCharacterProblems(ctx.request.body, '/body'),
         ];
         if (problems.length) throw new RequestInvalid(problems);
+        let em: EntityManager | undefined;
         const input: HandlerInput<OperationId> = {
           params: result.params as never,
           query: result.query as never,
@@ -206,7 +210,10 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
           body: ctx.request.body as never,
           address: ctx.ip,
           principal: ctx.state.principal as never,
-          em: ctx.state.em,
+          db,
+          get em() {
+            return (em ??= options.orm.em.fork());
+          },
           log: ctx.state.log,
         };
         const answer = async () => {
@@ -215,7 +222,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
           if (response.headers) ctx.set(response.headers);
           if (response.body !== undefined) ctx.body = response.body;
         };
-        await (idempotent ? answerOnce(ctx, options.clock ?? systemClock, answer) : answer());
+        await (idempotent ? answerOnce(ctx, db, options.clock ?? systemClock, answer) : answer());
       },
     ];
     routes.add(operation.method, operation.path, chain(steps));

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { operations } from '../core/api-types.generated.ts';
+import type { SqlTarget } from '../core/sql.ts';
 import type { Principal } from './principal.ts';
 
 /** The operationIds of the contract. */
@@ -49,7 +50,12 @@ export interface HandlerInput<K extends OperationId> {
   address: string;
   /** The caller; none for the public operations. */
   principal: K extends PublicOperation ? undefined : Principal;
-  /** A fork of the ORM's EntityManager for this request only. */
+  /**
+   * Where statements outside a unit of work run (reads, one-statement writes): the pool, or the
+   * transaction the caller is in. No EntityManager is made for them.
+   */
+  db: SqlTarget;
+  /** A fork of the ORM's EntityManager for this request only, made when first read. */
   em: EntityManager;
   log: Logger;
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Clock } from '../core/clock.ts';
-import { sqlOn } from '../core/sql.ts';
+import { sqlOn, type SqlTarget } from '../core/sql.ts';
 import { idempotencyKeys, requestFingerprint } from '../idempotency/idempotency-store.ts';
 import { errorAnswer } from './error-answer.ts';
 import { HttpError } from './errors.ts';
@@ -41,11 +41,16 @@ function kept(status: number): boolean {
  * kept after, and a request seen before gets the kept answer with `Idempotency-Replayed: true`
  * instead of running. Runs after the contract's validation, so a refused request keeps nothing.
  */
-export async function answerOnce(ctx: Context, clock: Clock, answer: () => Promise<void>): Promise<void> {
+export async function answerOnce(
+  ctx: Context,
+  db: SqlTarget,
+  clock: Clock,
+  answer: () => Promise<void>,
+): Promise<void> {
   const key = ctx.get(IDEMPOTENCY_KEY);
   const principal = ctx.state.principal as Principal | undefined;
   if (!key || !principal) return answer();
-  const keys = idempotencyKeys(sqlOn(ctx.state.em), clock, principal.userId, key);
+  const keys = idempotencyKeys(sqlOn(db), clock, principal.userId, key);
   const found = await keys.claim(requestFingerprint(ctx.method, ctx.path, ctx.request.body));
   if (found.outcome === 'running') throw new IdempotencyKeyInUse();
   if (found.outcome === 'reused') throw new IdempotencyKeyReused();

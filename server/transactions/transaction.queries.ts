@@ -1,5 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, dateRange, pagedRows, sql, type ListingQuery, type Statement } from '../core/sql.ts';
+import {
+  containsPattern,
+  dateRange,
+  pagedRows,
+  sql,
+  type ListingQuery,
+  type SqlTarget,
+  type Statement,
+} from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import { confirmedTransferOf, inFamilyTransfers } from '../transfers/transfer-membership.ts';
@@ -129,13 +136,8 @@ export function transactionListing(familyId: string, filters: TransactionFilters
 }
 
 /** The family's transactions under `filters`. Used by the list endpoint and, later, jobs and the assistant. */
-export function searchTransactions(
-  em: EntityManager,
-  familyId: string,
-  filters: TransactionFilters,
-  page: PageRequest,
-) {
-  return pagedRows<TransactionRow>(em, transactionListing(familyId, filters), page);
+export function searchTransactions(db: SqlTarget, familyId: string, filters: TransactionFilters, page: PageRequest) {
+  return pagedRows<TransactionRow>(db, transactionListing(familyId, filters), page);
 }
 
 /** The statement that reads one transaction of a family by id. */
@@ -147,9 +149,9 @@ export function transactionByIdStatement(familyId: string, id: string): Statemen
 }
 
 /** One transaction of the family, or 404 (also for another family's). */
-export async function findTransaction(em: EntityManager, familyId: string, id: string): Promise<TransactionRow> {
+export async function findTransaction(db: SqlTarget, familyId: string, id: string): Promise<TransactionRow> {
   const statement = transactionByIdStatement(familyId, id);
-  const [row] = await sql<TransactionRow>(em, statement.text, statement.params);
+  const [row] = await sql<TransactionRow>(db, statement.text, statement.params);
   if (!row) throw NotFound.entity('Transaction');
   return row;
 }

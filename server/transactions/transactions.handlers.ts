@@ -16,18 +16,18 @@ function amountFilter(value: number | string | undefined, name: string): string 
 }
 
 export const transactionsHandlers: Handlers<TransactionOperations> = {
-  async listTransactions({ em, principal, query }) {
+  async listTransactions({ db, principal, query }) {
     const page = pageRequest(query);
     const filters = {
       ...query,
       min_amount: amountFilter(query.min_amount, 'min_amount'),
       max_amount: amountFilter(query.max_amount, 'max_amount'),
     };
-    const { rows, total, exact } = await searchTransactions(em, principal.familyId, filters, page);
+    const { rows, total, exact } = await searchTransactions(db, principal.familyId, filters, page);
     return { status: 200, body: { data: rows.map(transactionView), meta: paginationMeta(page, total, exact) } };
   },
-  async getTransaction({ em, principal, params }) {
-    return { status: 200, body: { data: transactionView(await findTransaction(em, principal.familyId, params.id)) } };
+  async getTransaction({ db, principal, params }) {
+    return { status: 200, body: { data: transactionView(await findTransaction(db, principal.familyId, params.id)) } };
   },
   async createTransaction({ em, principal, body }) {
     const { id, created } = await createTransaction(em, principal.familyId, body.transaction);
