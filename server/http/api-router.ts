@@ -187,17 +187,16 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
         // A path that does not decode (`/transactions/%E0%A4`) cannot name a record.
         if (!decodes(ctx.path)) throw NotFound.entity(resourceName(operationId, pathParam));
         const query = parseQuery(ctx.querystring);
-        const cookies = Object.fromEntries(
-          cookieNames.flatMap((name) => {
-            const value = ctx.cookies.get(name);
-            return value === undefined ? [] : [[name, value]];
-          }),
-        );
+        const cookies: Record<string, string> = {};
+        for (const name of cookieNames) {
+          const value = ctx.cookies.get(name);
+          if (value !== undefined) cookies[name] = value;
+        }
         const result = validate({ params: ctx.params, query, headers: ctx.headers, cookies, body: ctx.request.body });
         const errors = result.errors;
         if (errors.some(isPathProblem)) throw NotFound.entity(resourceName(operationId, pathParam));
         const problems = [
-          ...validationDetails(errors, errors.length ? requestSchemas(api, operationId) : []),
+          ...(errors.length ? validationDetails(errors, requestSchemas(api, operationId)) : []),
           ...nulCharacterProblems(query, '/query'),
           ...nulCharacterProblems(ctx.request.body, '/body'),
         ];

@@ -5,7 +5,24 @@ import type { Logger } from 'pino';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
- * Gives a request an id (the caller's X-Request-Id when sane) and a child logger made on first use;
+ * What a request carries from middleware to handler (Koa's `ctx.state`): its logger, a child made
+ * on first use (with the access log off, a request that logs nothing costs no child logger).
+ */
+class RequestState {
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    readonly requestId: string,
+  ) {}
+
+  get log(): Logger {
+    return (this.child ??= this.logger.child({ requestId: this.requestId }));
+  }
+}
+
+/**
+ * Gives a request an id (the caller's X-Request-Id when sane) and its logger (`ctx.state.log`);
  * the function it returns writes the one access-log line, with the client address
  * (http/client-address.ts): who a refusal or a flood came from.
  */
@@ -13,12 +30,7 @@ export function startRequestLog(ctx: Context, logger: Logger): () => void {
   const offered = ctx.get('x-request-id');
   const id = REQUEST_ID.test(offered) ? offered : randomUUID();
   ctx.set('X-Request-Id', id);
-  // Made on first use: with the access log off, a request that logs nothing costs no child logger.
-  let child: Logger | undefined;
-  Object.defineProperty(ctx.state, 'log', {
-    get: () => (child ??= logger.child({ requestId: id })),
-    enumerable: true,
-  });
+  ctx.state = new RequestState(logger, id);
   const started = performance.now();
   return () => {
     if (!logger.isLevelEnabled('info')) return;
