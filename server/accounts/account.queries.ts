@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { pagedRows, sql, type ListingQuery } from '../core/sql.ts';
+import { pagedRows, sql, type ListingQuery, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import type { AccountStatus, AccountType } from './account.entity.ts';
@@ -33,13 +32,13 @@ export function accountListing(familyId: string, filters: AccountFilters = {}): 
 }
 
 /** The family's accounts, by name. */
-export function searchAccounts(em: EntityManager, familyId: string, page: PageRequest) {
-  return pagedRows<AccountRow>(em, accountListing(familyId), page);
+export function searchAccounts(db: SqlTarget, familyId: string, page: PageRequest) {
+  return pagedRows<AccountRow>(db, accountListing(familyId), page);
 }
 
 /** One account of the family, or 404 (also for another family's account). */
-export async function findAccount(em: EntityManager, familyId: string, id: string): Promise<AccountRow> {
-  const [row] = await sql<AccountRow>(em, `select ${COLUMNS} from accounts where id = ? and family_id = ?`, [
+export async function findAccount(db: SqlTarget, familyId: string, id: string): Promise<AccountRow> {
+  const [row] = await sql<AccountRow>(db, `select ${COLUMNS} from accounts where id = ? and family_id = ?`, [
     id,
     familyId,
   ]);

@@ -9,13 +9,13 @@ import { accountView } from './account.view.ts';
 export const accountsHandlers: Handlers<
   'listAccounts' | 'getAccount' | 'createAccount' | 'updateAccount' | 'deleteAccount'
 > = {
-  async listAccounts({ em, principal, query }) {
+  async listAccounts({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchAccounts(em, principal.familyId, page);
+    const { rows, total } = await searchAccounts(db, principal.familyId, page);
     return { status: 200, body: { data: rows.map(accountView), meta: paginationMeta(page, total) } };
   },
-  async getAccount({ em, principal, params }) {
-    return { status: 200, body: { data: accountView(await findAccount(em, principal.familyId, params.id)) } };
+  async getAccount({ db, principal, params }) {
+    return { status: 200, body: { data: accountView(await findAccount(db, principal.familyId, params.id)) } };
   },
   async createAccount({ em, principal, body }) {
     const id = await createAccount(em, principal.familyId, body.account);

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { pagedRows, sql } from '../core/sql.ts';
+import { pagedRows, sql, type SqlTarget } from '../core/sql.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
 import { NotFound } from '../core/errors.ts';
 import { paginationMeta, type PageRequest } from '../core/pagination.ts';
@@ -67,9 +66,9 @@ export function chatView(row: ChatRow) {
 }
 
 /** The user's chats, newest activity first. */
-export function searchChats(em: EntityManager, userId: string, page: PageRequest) {
+export function searchChats(db: SqlTarget, userId: string, page: PageRequest) {
   return pagedRows<ChatRow>(
-    em,
+    db,
     {
       select: SELECT,
       from: 'chats c where c.user_id = ?',
@@ -88,13 +87,13 @@ export const MESSAGES_PER_PAGE = 50;
  * page's `meta`; 404 also for another user's chat.
  */
 export async function findChatDetail(
-  em: EntityManager,
+  db: SqlTarget,
   userId: string,
   id: string,
   page: PageRequest = { page: 1, perPage: MESSAGES_PER_PAGE },
 ) {
   const [row] = await sql<ChatRow & { messages: MessageJson[]; total: number }>(
-    em,
+    db,
     `select ${SELECT},
        coalesce((select json_agg(${MESSAGE_JSON} order by m.seq)
          from (select * from chat_messages where chat_id = c.id order by seq limit ? offset ?) m), '[]'::json) as messages,

@@ -9,18 +9,18 @@ type ChatOperations =
 /** The chat operations; the router has already refused users without AI and servers without a provider. */
 export function chatsHandlers(settings: ChatSettings): Handlers<ChatOperations> {
   return {
-    async listChats({ em, principal, query }) {
+    async listChats({ db, principal, query }) {
       const page = pageRequest(query);
-      const { rows, total } = await searchChats(em, principal.userId, page);
+      const { rows, total } = await searchChats(db, principal.userId, page);
       return { status: 200, body: { data: rows.map(chatView), meta: paginationMeta(page, total) } };
     },
     async createChat({ em, principal, body }) {
       const id = await createChat(em, principal.userId, body, settings);
       return { status: 201, body: await findChatDetail(em, principal.userId, id) };
     },
-    async getChat({ em, principal, params, query }) {
+    async getChat({ db, principal, params, query }) {
       const page = pageRequest(query, MESSAGES_PER_PAGE);
-      return { status: 200, body: await findChatDetail(em, principal.userId, params.id, page) };
+      return { status: 200, body: await findChatDetail(db, principal.userId, params.id, page) };
     },
     async updateChat({ em, principal, params, body }) {
       await renameChat(em, principal.userId, params.id, body.title);

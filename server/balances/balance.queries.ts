@@ -1,5 +1,4 @@
-import type { EntityManager } from '../db/orm.ts';
-import { dateRange, pagedRows, sql, type ListingQuery } from '../core/sql.ts';
+import { dateRange, pagedRows, sql, type ListingQuery, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import type { BalanceRow } from './balance.view.ts';
@@ -38,13 +37,13 @@ export function balanceListing(familyId: string, filters: BalanceFilters): Listi
   };
 }
 
-export function searchBalances(em: EntityManager, familyId: string, filters: BalanceFilters, page: PageRequest) {
-  return pagedRows<BalanceRow>(em, balanceListing(familyId, filters), page);
+export function searchBalances(db: SqlTarget, familyId: string, filters: BalanceFilters, page: PageRequest) {
+  return pagedRows<BalanceRow>(db, balanceListing(familyId, filters), page);
 }
 
 /** One daily balance of the family, or 404 (also for another family's). */
-export async function findBalance(em: EntityManager, familyId: string, id: string): Promise<BalanceRow> {
-  const [row] = await sql<BalanceRow>(em, `select ${SELECT} from ${FROM} where b.id = ? and a.family_id = ?`, [
+export async function findBalance(db: SqlTarget, familyId: string, id: string): Promise<BalanceRow> {
+  const [row] = await sql<BalanceRow>(db, `select ${SELECT} from ${FROM} where b.id = ? and a.family_id = ?`, [
     id,
     familyId,
   ]);

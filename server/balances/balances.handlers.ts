@@ -6,15 +6,15 @@ import { balanceSheet } from './balance-sheet.ts';
 
 /** Read-only: daily balances are written by the account sync job only. */
 export const balancesHandlers: Handlers<'listBalances' | 'getBalance' | 'getBalanceSheet'> = {
-  async listBalances({ em, principal, query }) {
+  async listBalances({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchBalances(em, principal.familyId, query, page);
+    const { rows, total } = await searchBalances(db, principal.familyId, query, page);
     return { status: 200, body: { data: rows.map(balanceView), meta: paginationMeta(page, total) } };
   },
-  async getBalance({ em, principal, params }) {
-    return { status: 200, body: { data: balanceView(await findBalance(em, principal.familyId, params.id)) } };
+  async getBalance({ db, principal, params }) {
+    return { status: 200, body: { data: balanceView(await findBalance(db, principal.familyId, params.id)) } };
   },
-  async getBalanceSheet({ em, principal, query }) {
-    return { status: 200, body: { data: await balanceSheet(em, principal.familyId, query.period ?? '1M') } };
+  async getBalanceSheet({ db, principal, query }) {
+    return { status: 200, body: { data: await balanceSheet(db, principal.familyId, query.period ?? '1M') } };
   },
 };

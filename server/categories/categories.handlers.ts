@@ -6,13 +6,13 @@ import { createCategory, deleteCategory, updateCategory } from './category.servi
 export const categoriesHandlers: Handlers<
   'listCategories' | 'getCategory' | 'createCategory' | 'updateCategory' | 'deleteCategory'
 > = {
-  async listCategories({ em, principal, query }) {
+  async listCategories({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchCategories(em, principal.familyId, page);
+    const { rows, total } = await searchCategories(db, principal.familyId, page);
     return { status: 200, body: { data: rows.map(categoryView), meta: paginationMeta(page, total) } };
   },
-  async getCategory({ em, principal, params }) {
-    return { status: 200, body: { data: categoryView(await findCategory(em, principal.familyId, params.id)) } };
+  async getCategory({ db, principal, params }) {
+    return { status: 200, body: { data: categoryView(await findCategory(db, principal.familyId, params.id)) } };
   },
   async createCategory({ em, principal, body }) {
     const id = await createCategory(em, principal.familyId, body.category);

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { pagedRows, sql } from '../core/sql.ts';
+import { pagedRows, sql, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 
@@ -31,9 +30,9 @@ export function categoryView(row: CategoryRow) {
   };
 }
 
-export function searchCategories(em: EntityManager, familyId: string, page: PageRequest) {
+export function searchCategories(db: SqlTarget, familyId: string, page: PageRequest) {
   return pagedRows<CategoryRow>(
-    em,
+    db,
     {
       select: SELECT,
       from: FROM,
@@ -45,8 +44,8 @@ export function searchCategories(em: EntityManager, familyId: string, page: Page
   );
 }
 
-export async function findCategory(em: EntityManager, familyId: string, id: string): Promise<CategoryRow> {
-  const [row] = await sql<CategoryRow>(em, `select ${SELECT} from ${FROM} and c.id = ?`, [familyId, id]);
+export async function findCategory(db: SqlTarget, familyId: string, id: string): Promise<CategoryRow> {
+  const [row] = await sql<CategoryRow>(db, `select ${SELECT} from ${FROM} and c.id = ?`, [familyId, id]);
   if (!row) throw NotFound.entity('Category');
   return row;
 }

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PageRequest } from '../core/pagination.ts';
-import { dateRange, pagedRows } from '../core/sql.ts';
+import { dateRange, pagedRows, type SqlTarget } from '../core/sql.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
 import { trimDecimal } from '../core/money/money.ts';
 import type { RateSource } from './exchange-rate.upsert.ts';
@@ -38,7 +37,7 @@ export function rateView(row: RateRow) {
 }
 
 /** The family's rates under the list's filters, newest date first, then by pair. */
-export function searchRates(em: EntityManager, familyId: string, filters: RateFilters, page: PageRequest) {
+export function searchRates(db: SqlTarget, familyId: string, filters: RateFilters, page: PageRequest) {
   const conditions = ['family_id = ?'];
   const params: unknown[] = [familyId];
   if (filters.from) {
@@ -54,7 +53,7 @@ export function searchRates(em: EntityManager, familyId: string, filters: RateFi
     params.push(...condition.params);
   }
   return pagedRows<RateRow>(
-    em,
+    db,
     {
       select: `id, from_currency as "from", to_currency as "to", date, rate::text as rate, source, created_at, updated_at`,
       from: `exchange_rates where ${conditions.join(' and ')}`,

@@ -4,9 +4,9 @@ import { rateView, searchRates } from './exchange-rate.queries.ts';
 import { storeRates } from './exchange-rate.service.ts';
 
 export const exchangeRatesHandlers: Handlers<'listExchangeRates' | 'createExchangeRates'> = {
-  async listExchangeRates({ em, principal, query }) {
+  async listExchangeRates({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchRates(em, principal.familyId, query, page);
+    const { rows, total } = await searchRates(db, principal.familyId, query, page);
     return { status: 200, body: { data: rows.map(rateView), meta: paginationMeta(page, total) } };
   },
   async createExchangeRates({ em, principal, body }) {

@@ -1,5 +1,4 @@
-import type { EntityManager } from '../db/orm.ts';
-import { dateRange, pagedRows, sql, type ListingQuery } from '../core/sql.ts';
+import { dateRange, pagedRows, sql, type ListingQuery, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import type { HoldingRow } from './holding.view.ts';
@@ -72,12 +71,12 @@ export function holdingListing(
   };
 }
 
-export function searchHoldings(em: EntityManager, familyId: string, filters: HoldingFilters, page: PageRequest) {
-  return pagedRows<HoldingRow>(em, holdingListing(familyId, filters), page);
+export function searchHoldings(db: SqlTarget, familyId: string, filters: HoldingFilters, page: PageRequest) {
+  return pagedRows<HoldingRow>(db, holdingListing(familyId, filters), page);
 }
 
-export async function findHolding(em: EntityManager, familyId: string, id: string): Promise<HoldingRow> {
-  const [row] = await sql<HoldingRow>(em, `select ${SELECT} from ${FROM} where h.id = ? and ${VISIBLE}`, [
+export async function findHolding(db: SqlTarget, familyId: string, id: string): Promise<HoldingRow> {
+  const [row] = await sql<HoldingRow>(db, `select ${SELECT} from ${FROM} where h.id = ? and ${VISIBLE}`, [
     id,
     familyId,
   ]);

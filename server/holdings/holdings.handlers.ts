@@ -5,12 +5,12 @@ import { holdingView } from './holding.view.ts';
 
 /** Read-only: holdings are written by the account sync job only. */
 export const holdingsHandlers: Handlers<'listHoldings' | 'getHolding'> = {
-  async listHoldings({ em, principal, query }) {
+  async listHoldings({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchHoldings(em, principal.familyId, query, page);
+    const { rows, total } = await searchHoldings(db, principal.familyId, query, page);
     return { status: 200, body: { data: rows.map(holdingView), meta: paginationMeta(page, total) } };
   },
-  async getHolding({ em, principal, params }) {
-    return { status: 200, body: { data: holdingView(await findHolding(em, principal.familyId, params.id)) } };
+  async getHolding({ db, principal, params }) {
+    return { status: 200, body: { data: holdingView(await findHolding(db, principal.familyId, params.id)) } };
   },
 };

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { pagedRows, sql, type Statement } from '../core/sql.ts';
+import { pagedRows, sql, type Statement, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import type { ImportConfiguration, ImportStatus, ImportType } from './import-configuration.ts';
@@ -62,7 +61,7 @@ export function importDetailView(row: ImportRecord) {
 }
 
 export function searchImports(
-  em: EntityManager,
+  db: SqlTarget,
   familyId: string,
   filters: { status?: ImportStatus | undefined; type?: ImportType | undefined },
   page: PageRequest,
@@ -71,7 +70,7 @@ export function searchImports(
   if (filters.status) conditions.push({ text: 'status = ?', params: [filters.status] });
   if (filters.type) conditions.push({ text: 'type = ?', params: [filters.type] });
   return pagedRows<ImportRecord>(
-    em,
+    db,
     {
       select: SELECT,
       from: `imports where ${conditions.map((condition) => condition.text).join(' and ')}`,
@@ -84,13 +83,13 @@ export function searchImports(
 
 /** The family's import, or 404. `forUpdate` locks it to the end of the caller's transaction. */
 export async function findImport(
-  em: EntityManager,
+  db: SqlTarget,
   familyId: string,
   id: string,
   forUpdate = false,
 ): Promise<ImportRecord> {
   const [row] = await sql<ImportRecord>(
-    em,
+    db,
     `select ${SELECT} from imports where id = ? and family_id = ?${forUpdate ? ' for update' : ''}`,
     [id, familyId],
   );
@@ -107,9 +106,9 @@ interface ImportRowRecord {
 }
 
 /** A page of an import's rows in file order, optionally only the valid or the invalid ones. */
-export function searchImportRows(em: EntityManager, importId: string, valid: boolean | undefined, page: PageRequest) {
+export function searchImportRows(db: SqlTarget, importId: string, valid: boolean | undefined, page: PageRequest) {
   return pagedRows<ImportRowRecord>(
-    em,
+    db,
     {
       select: 'row_number, line, valid, errors, fields',
       from: `import_rows where import_id = ?${valid === undefined ? '' : ' and valid = ?'}`,

@@ -17,17 +17,17 @@ type ImportOperations =
 /** The import operations, with the import settings (the lanes their jobs are queued in). */
 export function importsHandlers(settings: ImportSettings): Handlers<ImportOperations> {
   return {
-    async listImports({ em, principal, query }) {
+    async listImports({ db, principal, query }) {
       const page = pageRequest(query);
-      const { rows, total } = await searchImports(em, principal.familyId, query, page);
+      const { rows, total } = await searchImports(db, principal.familyId, query, page);
       return { status: 200, body: { data: rows.map(importView), meta: paginationMeta(page, total) } };
     },
     async createImport({ em, principal, body }) {
       const id = await createImport(em, settings, principal.familyId, body);
       return { status: 201, body: { data: importView(await findImport(em, principal.familyId, id)) } };
     },
-    async getImport({ em, principal, params }) {
-      return { status: 200, body: { data: importDetailView(await findImport(em, principal.familyId, params.id)) } };
+    async getImport({ db, principal, params }) {
+      return { status: 200, body: { data: importDetailView(await findImport(db, principal.familyId, params.id)) } };
     },
     async updateImport({ em, principal, params, body }) {
       await updateImport(em, settings, principal.familyId, params.id, body);
@@ -37,12 +37,12 @@ export function importsHandlers(settings: ImportSettings): Handlers<ImportOperat
       await deleteImport(em, settings, principal.familyId, params.id);
       return { status: 200, body: { data: { id: params.id, deleted: true } } };
     },
-    async listImportRows({ em, principal, params, query }) {
-      const { status } = await findImport(em, principal.familyId, params.id);
+    async listImportRows({ db, principal, params, query }) {
+      const { status } = await findImport(db, principal.familyId, params.id);
       const page = pageRequest(query);
       // A staging import's rows are those of an earlier reading, about to be replaced: none to show.
       const { rows, total } =
-        status === 'staging' ? { rows: [], total: 0 } : await searchImportRows(em, params.id, query.valid, page);
+        status === 'staging' ? { rows: [], total: 0 } : await searchImportRows(db, params.id, query.valid, page);
       return { status: 200, body: { data: rows, meta: paginationMeta(page, total) } };
     },
     async publishImport({ em, principal, params }) {

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { pagedRows, sql } from '../core/sql.ts';
+import { pagedRows, sql, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 
@@ -23,16 +22,16 @@ export function merchantView(row: MerchantRow) {
   };
 }
 
-export function searchMerchants(em: EntityManager, familyId: string, page: PageRequest) {
+export function searchMerchants(db: SqlTarget, familyId: string, page: PageRequest) {
   return pagedRows<MerchantRow>(
-    em,
+    db,
     { select: SELECT, from: 'merchants where family_id = ?', orderBy: 'lower(name), id', params: [familyId] },
     page,
   );
 }
 
-export async function findMerchant(em: EntityManager, familyId: string, id: string): Promise<MerchantRow> {
-  const [row] = await sql<MerchantRow>(em, `select ${SELECT} from merchants where id = ? and family_id = ?`, [
+export async function findMerchant(db: SqlTarget, familyId: string, id: string): Promise<MerchantRow> {
+  const [row] = await sql<MerchantRow>(db, `select ${SELECT} from merchants where id = ? and family_id = ?`, [
     id,
     familyId,
   ]);

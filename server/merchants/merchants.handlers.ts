@@ -10,13 +10,13 @@ import { deleteMerchant, renameMerchant } from './merchant.service.ts';
 export const merchantsHandlers: Handlers<
   'listMerchants' | 'getMerchant' | 'createMerchant' | 'updateMerchant' | 'deleteMerchant'
 > = {
-  async listMerchants({ em, principal, query }) {
+  async listMerchants({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchMerchants(em, principal.familyId, page);
+    const { rows, total } = await searchMerchants(db, principal.familyId, page);
     return { status: 200, body: { data: rows.map(merchantView), meta: paginationMeta(page, total) } };
   },
-  async getMerchant({ em, principal, params }) {
-    return { status: 200, body: { data: merchantView(await findMerchant(em, principal.familyId, params.id)) } };
+  async getMerchant({ db, principal, params }) {
+    return { status: 200, body: { data: merchantView(await findMerchant(db, principal.familyId, params.id)) } };
   },
   async createMerchant({ em, principal, body }) {
     const name = body.merchant.name.trim();

@@ -3,12 +3,12 @@ import { pageRequest, paginationMeta } from '../core/pagination.ts';
 import { findSecurity, searchSecurities, securityView } from './security.queries.ts';
 
 export const securitiesHandlers: Handlers<'listSecurities' | 'getSecurity'> = {
-  async listSecurities({ em, principal, query }) {
+  async listSecurities({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchSecurities(em, principal.familyId, query, page);
+    const { rows, total } = await searchSecurities(db, principal.familyId, query, page);
     return { status: 200, body: { data: rows.map(securityView), meta: paginationMeta(page, total) } };
   },
-  async getSecurity({ em, principal, params }) {
-    return { status: 200, body: { data: securityView(await findSecurity(em, principal.familyId, params.id)) } };
+  async getSecurity({ db, principal, params }) {
+    return { status: 200, body: { data: securityView(await findSecurity(db, principal.familyId, params.id)) } };
   },
 };

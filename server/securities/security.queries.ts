@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, pagedRows, sql } from '../core/sql.ts';
+import { containsPattern, pagedRows, sql, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 
@@ -26,18 +25,18 @@ export function securityView(row: SecurityRow) {
   };
 }
 
-export function searchSecurities(em: EntityManager, familyId: string, filters: { search?: string }, page: PageRequest) {
+export function searchSecurities(db: SqlTarget, familyId: string, filters: { search?: string }, page: PageRequest) {
   let from = `securities where ${VISIBLE}`;
   const params: unknown[] = [familyId];
   if (filters.search) {
     from += ' and (ticker ilike ? or name ilike ?)';
     params.push(containsPattern(filters.search), containsPattern(filters.search));
   }
-  return pagedRows<SecurityRow>(em, { select: SELECT, from, orderBy: 'upper(ticker), id', params }, page);
+  return pagedRows<SecurityRow>(db, { select: SELECT, from, orderBy: 'upper(ticker), id', params }, page);
 }
 
-export async function findSecurity(em: EntityManager, familyId: string, id: string): Promise<SecurityRow> {
-  const [row] = await sql<SecurityRow>(em, `select ${SELECT} from securities where id = ? and ${VISIBLE}`, [
+export async function findSecurity(db: SqlTarget, familyId: string, id: string): Promise<SecurityRow> {
+  const [row] = await sql<SecurityRow>(db, `select ${SELECT} from securities where id = ? and ${VISIBLE}`, [
     id,
     familyId,
   ]);

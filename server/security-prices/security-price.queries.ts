@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PageRequest } from '../core/pagination.ts';
-import { dateRange, pagedRows } from '../core/sql.ts';
+import { dateRange, pagedRows, type SqlTarget } from '../core/sql.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
 import { formatMoney, toMinorUnits } from '../core/money/money.ts';
 
@@ -42,7 +41,7 @@ export function priceView(row: PriceRow) {
  * The prices a family sees: its own, and shared market data of the securities it sees. Newest
  * date first, then by ticker, a shared price before the family's own of the same day.
  */
-export function searchPrices(em: EntityManager, familyId: string, filters: PriceFilters, page: PageRequest) {
+export function searchPrices(db: SqlTarget, familyId: string, filters: PriceFilters, page: PageRequest) {
   const conditions = ['(p.family_id = ? or (p.family_id is null and (s.family_id is null or s.family_id = ?)))'];
   const params: unknown[] = [familyId, familyId];
   if (filters.security_id) {
@@ -54,7 +53,7 @@ export function searchPrices(em: EntityManager, familyId: string, filters: Price
     params.push(...condition.params);
   }
   return pagedRows<PriceRow>(
-    em,
+    db,
     {
       select: `p.id, p.date, p.price::text as price, p.currency, p.family_id is null as shared,
                p.created_at, p.updated_at, s.id as security_id, s.ticker as security_ticker, s.name as security_name`,

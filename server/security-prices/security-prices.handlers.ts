@@ -4,9 +4,9 @@ import { priceView, searchPrices } from './security-price.queries.ts';
 import { storePrices } from './security-price.service.ts';
 
 export const securityPricesHandlers: Handlers<'listSecurityPrices' | 'createSecurityPrices'> = {
-  async listSecurityPrices({ em, principal, query }) {
+  async listSecurityPrices({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchPrices(em, principal.familyId, query, page);
+    const { rows, total } = await searchPrices(db, principal.familyId, query, page);
     return { status: 200, body: { data: rows.map(priceView), meta: paginationMeta(page, total) } };
   },
   async createSecurityPrices({ em, principal, body }) {

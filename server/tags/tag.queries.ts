@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { pagedRows, sql } from '../core/sql.ts';
+import { pagedRows, sql, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 
@@ -25,16 +24,16 @@ export function tagView(row: TagRow) {
   };
 }
 
-export function searchTags(em: EntityManager, familyId: string, page: PageRequest) {
+export function searchTags(db: SqlTarget, familyId: string, page: PageRequest) {
   return pagedRows<TagRow>(
-    em,
+    db,
     { select: SELECT, from: 'tags where family_id = ?', orderBy: 'lower(name), id', params: [familyId] },
     page,
   );
 }
 
-export async function findTag(em: EntityManager, familyId: string, id: string): Promise<TagRow> {
-  const [row] = await sql<TagRow>(em, `select ${SELECT} from tags where id = ? and family_id = ?`, [id, familyId]);
+export async function findTag(db: SqlTarget, familyId: string, id: string): Promise<TagRow> {
+  const [row] = await sql<TagRow>(db, `select ${SELECT} from tags where id = ? and family_id = ?`, [id, familyId]);
   if (!row) throw NotFound.entity('Tag');
   return row;
 }

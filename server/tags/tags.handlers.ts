@@ -4,13 +4,13 @@ import { findTag, searchTags, tagView } from './tag.queries.ts';
 import { createTag, deleteTag, updateTag } from './tag.service.ts';
 
 export const tagsHandlers: Handlers<'listTags' | 'getTag' | 'createTag' | 'updateTag' | 'deleteTag'> = {
-  async listTags({ em, principal, query }) {
+  async listTags({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchTags(em, principal.familyId, page);
+    const { rows, total } = await searchTags(db, principal.familyId, page);
     return { status: 200, body: { data: rows.map(tagView), meta: paginationMeta(page, total) } };
   },
-  async getTag({ em, principal, params }) {
-    return { status: 200, body: { data: tagView(await findTag(em, principal.familyId, params.id)) } };
+  async getTag({ db, principal, params }) {
+    return { status: 200, body: { data: tagView(await findTag(db, principal.familyId, params.id)) } };
   },
   async createTag({ em, principal, body }) {
     const id = await createTag(em, principal.familyId, body.tag);

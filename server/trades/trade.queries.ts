@@ -1,5 +1,4 @@
-import type { EntityManager } from '../db/orm.ts';
-import { pagedRows, sql } from '../core/sql.ts';
+import { pagedRows, sql, type SqlTarget } from '../core/sql.ts';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import { entryListing, type EntryFilters } from '../entries/entry-filters.ts';
@@ -21,16 +20,16 @@ const FROM = `
 /** The trades a family sees: its own, on accounts that are in use (the list and show alike). */
 const VISIBLE = `e.family_id = ? and e.entryable_type = 'Trade' and a.status in ('active', 'draft')`;
 
-export function searchTrades(em: EntityManager, familyId: string, filters: EntryFilters, page: PageRequest) {
+export function searchTrades(db: SqlTarget, familyId: string, filters: EntryFilters, page: PageRequest) {
   return pagedRows<TradeRow>(
-    em,
+    db,
     entryListing({ select: SELECT, from: FROM, visible: VISIBLE }, familyId, filters),
     page,
   );
 }
 
-export async function findTrade(em: EntityManager, familyId: string, id: string): Promise<TradeRow> {
-  const [row] = await sql<TradeRow>(em, `select ${SELECT} from ${FROM} where e.id = ? and ${VISIBLE}`, [id, familyId]);
+export async function findTrade(db: SqlTarget, familyId: string, id: string): Promise<TradeRow> {
+  const [row] = await sql<TradeRow>(db, `select ${SELECT} from ${FROM} where e.id = ? and ${VISIBLE}`, [id, familyId]);
   if (!row) throw NotFound.entity('Trade');
   return row;
 }

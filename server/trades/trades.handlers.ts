@@ -7,13 +7,13 @@ import { tradeView } from './trade.view.ts';
 type TradeOperations = 'listTrades' | 'getTrade' | 'createTrade' | 'updateTrade' | 'deleteTrade';
 
 export const tradesHandlers: Handlers<TradeOperations> = {
-  async listTrades({ em, principal, query }) {
+  async listTrades({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchTrades(em, principal.familyId, query, page);
+    const { rows, total } = await searchTrades(db, principal.familyId, query, page);
     return { status: 200, body: { data: rows.map(tradeView), meta: paginationMeta(page, total) } };
   },
-  async getTrade({ em, principal, params }) {
-    return { status: 200, body: { data: tradeView(await findTrade(em, principal.familyId, params.id)) } };
+  async getTrade({ db, principal, params }) {
+    return { status: 200, body: { data: tradeView(await findTrade(db, principal.familyId, params.id)) } };
   },
   async createTrade({ em, principal, body }) {
     const id = await createTrade(em, principal.familyId, body.trade);

@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFound } from '../core/errors.ts';
 import type { PageRequest } from '../core/pagination.ts';
-import { dateRange, pagedRows, sql, type ListingQuery } from '../core/sql.ts';
+import { dateRange, pagedRows, sql, type ListingQuery, type SqlTarget } from '../core/sql.ts';
 import type { TransferStatus } from './transfer-rule.ts';
 import type { TransferRow } from './transfer.view.ts';
 
@@ -52,13 +51,13 @@ export function transferListing(familyId: string, filters: TransferFilters): Lis
   };
 }
 
-export function searchTransfers(em: EntityManager, familyId: string, filters: TransferFilters, page: PageRequest) {
-  return pagedRows<TransferRow>(em, transferListing(familyId, filters), page);
+export function searchTransfers(db: SqlTarget, familyId: string, filters: TransferFilters, page: PageRequest) {
+  return pagedRows<TransferRow>(db, transferListing(familyId, filters), page);
 }
 
 /** One transfer of the family, or 404 (also for another family's). */
-export async function findTransfer(em: EntityManager, familyId: string, id: string): Promise<TransferRow> {
-  const [row] = await sql<TransferRow>(em, `select ${SELECT} from ${JOINS} where x.id = ? and x.family_id = ?`, [
+export async function findTransfer(db: SqlTarget, familyId: string, id: string): Promise<TransferRow> {
+  const [row] = await sql<TransferRow>(db, `select ${SELECT} from ${JOINS} where x.id = ? and x.family_id = ?`, [
     id,
     familyId,
   ]);

@@ -8,13 +8,13 @@ type TransferOperations =
   'listTransfers' | 'getTransfer' | 'createTransfer' | 'deleteTransfer' | 'confirmTransfer' | 'rejectTransfer';
 
 export const transfersHandlers: Handlers<TransferOperations> = {
-  async listTransfers({ em, principal, query }) {
+  async listTransfers({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchTransfers(em, principal.familyId, query, page);
+    const { rows, total } = await searchTransfers(db, principal.familyId, query, page);
     return { status: 200, body: { data: rows.map(transferView), meta: paginationMeta(page, total) } };
   },
-  async getTransfer({ em, principal, params }) {
-    return { status: 200, body: { data: transferView(await findTransfer(em, principal.familyId, params.id)) } };
+  async getTransfer({ db, principal, params }) {
+    return { status: 200, body: { data: transferView(await findTransfer(db, principal.familyId, params.id)) } };
   },
   async createTransfer({ em, principal, body }) {
     const { transfer } = body;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Unauthorized } from '../core/errors.ts';
-import { sql } from '../core/sql.ts';
+import { sql, type SqlTarget } from '../core/sql.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
 
 interface CurrentUserRow {
@@ -44,9 +44,9 @@ function currentUserView(row: CurrentUserRow) {
  * The signed-in user. A user deleted while the request ran has no credential any more: 401, as
  * their next request gets.
  */
-export async function currentUser(em: EntityManager, userId: string) {
+export async function currentUser(db: SqlTarget, userId: string) {
   const [row] = await sql<CurrentUserRow>(
-    em,
+    db,
     `select u.id, u.email, u.first_name, u.last_name, u.ai_enabled, u.otp_required, u.created_at, u.updated_at,
             f.id as family_id, f.name as family_name, f.currency::text as currency, f.locale, f.date_format
        from users u join families f on f.id = u.family_id

@@ -20,8 +20,8 @@ export function usersHandlers(
   context: SignInContext & { aiAvailable: boolean },
 ): Handlers<'getCurrentUser' | 'updateCurrentUser' | 'deleteCurrentUser' | 'enableAi'> {
   return {
-    async getCurrentUser({ em, principal }) {
-      return { status: 200, body: { data: await currentUser(em, principal.userId) } };
+    async getCurrentUser({ db, principal }) {
+      return { status: 200, body: { data: await currentUser(db, principal.userId) } };
     },
 
     async updateCurrentUser({ em, principal, body }) {

@@ -1,5 +1,4 @@
-import type { EntityManager } from '../db/orm.ts';
-import { pagedRows, sql } from '../core/sql.ts';
+import { pagedRows, sql, type SqlTarget } from '../core/sql.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import { entryListing, type EntryFilters } from '../entries/entry-filters.ts';
 import { NotFound } from '../core/errors.ts';
@@ -14,15 +13,15 @@ const FROM = `entries e
   join accounts a on a.id = e.account_id`;
 
 /** A page of the family's valuations, newest date first, as the transaction and trade lists. */
-export function searchValuations(em: EntityManager, familyId: string, filters: EntryFilters, page: PageRequest) {
+export function searchValuations(db: SqlTarget, familyId: string, filters: EntryFilters, page: PageRequest) {
   const visible = `e.family_id = ? and e.entryable_type = 'Valuation'`;
-  return pagedRows<ValuationRow>(em, entryListing({ select: SELECT, from: FROM, visible }, familyId, filters), page);
+  return pagedRows<ValuationRow>(db, entryListing({ select: SELECT, from: FROM, visible }, familyId, filters), page);
 }
 
 /** A valuation of the family by its entry id, or 404 (also for another family's). */
-export async function findValuation(em: EntityManager, familyId: string, id: string): Promise<ValuationRow> {
+export async function findValuation(db: SqlTarget, familyId: string, id: string): Promise<ValuationRow> {
   const [row] = await sql<ValuationRow>(
-    em,
+    db,
     `select ${SELECT} from ${FROM} where e.id = ? and e.family_id = ? and e.entryable_type = 'Valuation'`,
     [id, familyId],
   );

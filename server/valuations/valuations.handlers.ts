@@ -8,9 +8,9 @@ type ValuationOperations =
   'listValuations' | 'createValuation' | 'getValuation' | 'updateValuation' | 'deleteValuation';
 
 export const valuationsHandlers: Handlers<ValuationOperations> = {
-  async listValuations({ em, principal, query }) {
+  async listValuations({ db, principal, query }) {
     const page = pageRequest(query);
-    const { rows, total } = await searchValuations(em, principal.familyId, query, page);
+    const { rows, total } = await searchValuations(db, principal.familyId, query, page);
     return { status: 200, body: { data: rows.map(valuationView), meta: paginationMeta(page, total) } };
   },
   async createValuation({ em, principal, body }) {
@@ -18,8 +18,8 @@ export const valuationsHandlers: Handlers<ValuationOperations> = {
     const data = valuationView(await findValuation(em, principal.familyId, id));
     return created ? { status: 201, body: { data } } : { status: 200, body: { data } };
   },
-  async getValuation({ em, principal, params }) {
-    return { status: 200, body: { data: valuationView(await findValuation(em, principal.familyId, params.id)) } };
+  async getValuation({ db, principal, params }) {
+    return { status: 200, body: { data: valuationView(await findValuation(db, principal.familyId, params.id)) } };
   },
   async updateValuation({ em, principal, params, body }) {
     await updateValuation(em, principal.familyId, params.id, body.valuation);
