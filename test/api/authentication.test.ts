@@ -135,4 +135,24 @@ describe('routes outside the contract', () => {
     expect(response.headers.get('allow')).toMatch(/GET/);
     expect(await response.json()).toMatchObject({ error: 'method_not_allowed' });
   });
+
+  it('answers OPTIONS on a known path with the methods it takes, HEAD as GET without a body', async () => {
+    const options = await fetch(`${server.baseUrl}/api/v1/tags`, { method: 'OPTIONS' });
+    expect(options.status).toBe(200);
+    expect(options.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
+    const head = await fetch(`${server.baseUrl}/api/v1/tags`, {
+      method: 'HEAD',
+      headers: { 'X-Api-Key': household.readKey },
+    });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+
+  it('matches paths case-sensitively and ignores one trailing slash', async () => {
+    const headers = { 'X-Api-Key': household.readKey };
+    expect((await fetch(`${server.baseUrl}/api/v1/tags/`, { headers })).status).toBe(200);
+    const upper = await fetch(`${server.baseUrl}/api/v1/TAGS`, { headers });
+    expect(upper.status).toBe(404);
+    expect(await upper.json()).toMatchObject({ error: 'not_found' });
+  });
 });
