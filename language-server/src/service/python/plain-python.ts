@@ -70,17 +70,18 @@ function tokenize(code: string): { kinds: T[]; texts: string[] } | undefined {
     const match = TOKEN.exec(code);
     if (!match) return /^ *$/.test(code.slice(at)) && depth === 0 ? { kinds, texts } : undefined;
     at = TOKEN.lastIndex;
-    const [, comment, name, number, string, lineBreak, op] = match;
-    if (comment !== undefined) continue;
-    if (name !== undefined) add(T.Name, name);
-    else if (number !== undefined) add(T.Number, number);
-    else if (string !== undefined) add(T.String, string);
-    else if (lineBreak !== undefined) {
-      if (depth === 0 && kinds.length > 0 && kinds[kinds.length - 1] !== T.Newline) add(T.Newline, lineBreak);
+    // By index, not destructured: the interpreter runs this loop, and destructuring calls an iterator.
+    if (match[1] !== undefined) continue;
+    if (match[2] !== undefined) add(T.Name, match[2]);
+    else if (match[3] !== undefined) add(T.Number, match[3]);
+    else if (match[4] !== undefined) add(T.String, match[4]);
+    else if (match[5] !== undefined) {
+      if (depth === 0 && kinds.length > 0 && kinds[kinds.length - 1] !== T.Newline) add(T.Newline, '\n');
     } else {
+      const op = match[6]!;
       if (op === '(' || op === '[' || op === '{') depth++;
       else if ((op === ')' || op === ']' || op === '}') && --depth < 0) return undefined;
-      add(T.Op, op!);
+      add(T.Op, op);
     }
   }
   return depth === 0 ? { kinds, texts } : undefined;
