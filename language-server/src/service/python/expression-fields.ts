@@ -15,27 +15,41 @@ export interface ExpressionField {
   kind: ExpressionKind;
 }
 
+type PythonField = { field: string; kind: ExpressionKind };
+const POLICY_FIELDS: readonly PythonField[] = [{ field: 'expression', kind: 'policy' }];
+const MAPPING_FIELDS: readonly PythonField[] = [{ field: 'expression', kind: 'mapping' }];
+const NO_FIELDS: readonly PythonField[] = [];
+
 /**
  * The fields the service compiles as Python (docs/blueprints.md, "Expressions"): `expression` of
  * the expression policy and of every property mapping (their model names end in `mapping`), and
  * a prompt's `placeholder` and `initial_value` when its `placeholder_expression` or
- * `initial_value_expression` is true.
+ * `initial_value_expression` is true. `values` (the entry's identifiers and attrs) is only read
+ * for a prompt: most entries have no Python field, and are passed without reading them.
  */
-function pythonFieldsOf(model: ModelInfo, values: readonly BMap[]): { field: string; kind: ExpressionKind }[] {
-  if (model.name === 'idp_policies_expression.expressionpolicy') return [{ field: 'expression', kind: 'policy' }];
-  if (model.name.endsWith('mapping') && model.fieldNames.includes('expression')) {
-    return [{ field: 'expression', kind: 'mapping' }];
-  }
-  if (model.name !== 'idp_stages_prompt.prompt') return [];
+function pythonFieldsOf(model: ModelInfo, values: () => readonly BMap[]): readonly PythonField[] {
+  if (model.name === 'idp_policies_expression.expressionpolicy') return POLICY_FIELDS;
+  if (model.name.endsWith('mapping') && model.fieldNames.includes('expression')) return MAPPING_FIELDS;
+  if (model.name !== 'idp_stages_prompt.prompt') return NO_FIELDS;
   const flagged = (flag: string): boolean =>
-    values.some((map) => {
+    values().some((map) => {
       const value = findEntry(map, flag)?.value;
       return value?.kind === 'scalar' && value.value === true && !isDeferred(value);
     });
-  const fields: { field: string; kind: ExpressionKind }[] = [];
+  const fields: PythonField[] = [];
   if (flagged('placeholder_expression')) fields.push({ field: 'placeholder', kind: 'mapping' });
   if (flagged('initial_value_expression')) fields.push({ field: 'initial_value', kind: 'mapping' });
   return fields;
+}
+
+/** The entry's `identifiers` and `attrs`, where they are plain mappings. */
+function valuesOf(entry: BMap): BMap[] {
+  const values: BMap[] = [];
+  for (const key of ['identifiers', 'attrs']) {
+    const value = findEntry(entry, key)?.value;
+    if (value?.kind === 'map' && !isDeferred(value)) values.push(value);
+  }
+  return values;
 }
 
 /** The Python fields of one entry (in `attrs` or `identifiers`) whose values are literal strings. */
@@ -45,14 +59,11 @@ export function expressionFields(entry: BNode, index: SchemaIndex): ExpressionFi
   if (modelNode?.kind !== 'scalar' || isDeferred(modelNode) || typeof modelNode.value !== 'string') return [];
   const model = index.lookupModel(modelNode.value).model;
   if (!model) return [];
-  const values: BMap[] = [];
-  for (const key of ['identifiers', 'attrs']) {
-    const value = findEntry(entry, key)?.value;
-    if (value?.kind === 'map' && !isDeferred(value)) values.push(value);
-  }
+  let values: BMap[] | undefined;
+  const read = (): BMap[] => (values ??= valuesOf(entry));
   const found: ExpressionField[] = [];
-  for (const { field, kind } of pythonFieldsOf(model, values)) {
-    for (const map of values) {
+  for (const { field, kind } of pythonFieldsOf(model, read)) {
+    for (const map of read()) {
       const node = findEntry(map, field)?.value;
       if (node?.kind === 'scalar' && !isDeferred(node) && typeof node.value === 'string') {
         found.push({ node, field, kind });

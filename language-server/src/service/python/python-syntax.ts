@@ -1,4 +1,5 @@
 import { parser } from '@lezer/python';
+import { isPlainPython } from './plain-python.ts';
 
 type Tree = ReturnType<typeof parser.parse>;
 type SyntaxNode = ReturnType<Tree['resolveInner']>;
@@ -107,6 +108,12 @@ export function pythonProblem(code: string): PythonProblem | undefined {
 
 function readProblem(code: string): PythonProblem | undefined {
   if (code.length > MAX_EXPRESSION_LENGTH) return { kind: 'not-checked', at: 0, reason: 'length' };
+  // Most expressions are plain statements, proven valid without the (cold-costly) parser.
+  return isPlainPython(code) ? undefined : parsedProblem(code);
+}
+
+/** What the grammar parser finds in an expression (no longer than MAX_EXPRESSION_LENGTH). */
+export function parsedProblem(code: string): PythonProblem | undefined {
   if (code.split('\n').every((line) => /^\s*(#.*)?$/.test(line))) return { kind: 'empty', at: 0 };
   const wrapped = wrap(code);
   const tree = parseBounded(wrapped.text);

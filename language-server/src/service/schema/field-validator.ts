@@ -100,7 +100,9 @@ export function compileFieldValidator(definition: JsonObject, root: JsonObject, 
     let body: Check = () => {};
     compiled.set(object, (node, depth, report) => body(node, depth, report));
     body = compileKeywords(object, compile, root);
-    return compiled.get(object)!;
+    // Later uses call the body itself: one call less per value checked.
+    compiled.set(object, body);
+    return body;
   };
   let check: Check;
   try {
@@ -252,14 +254,15 @@ function addObjectChecks(schema: JsonObject, checks: Check[], fail: Fail, compil
       const name = fieldName(key);
       // The last of repeated keys wins, as in the loaded data.
       if (name === undefined || laterHas(entries, i, name)) continue;
-      const check = propertyChecks.get(name) ?? additionalCheck;
-      if (!propertyChecks.has(name) && additional === false) {
+      const own = propertyChecks.get(name);
+      if (own === undefined && additional === false) {
         fail(report, node, 'additionalProperties', { additionalProperty: name });
         report.path.push(name);
         report.origins!.set(pointerOf(report.path), { node: value, key });
         report.path.pop();
         continue;
       }
+      const check = own ?? additionalCheck;
       if (!check) continue;
       const before = report.errors.length;
       report.path.push(name);
