@@ -1,0 +1,80 @@
+import { Worker } from 'node:worker_threads';
+import type { OpenApiDocument } from './openapi-document.ts';
+import type { BodyCheck, RequestParts } from './request-check.ts';
+
+/** A JSON body above this many bytes is parsed and checked on the thread, a smaller one where it arrived. */
+export const OFF_THREAD_BYTES = 1024 * 1024;
+
+/** A request for the thread: its operation, its parts without the body, and the body's bytes. */
+export interface BodyJob {
+  id: number;
+  operationId: string;
+  request: Omit<RequestParts, 'body'>;
+  bytes: Uint8Array;
+}
+
+export type BodyJobResult = { id: number; check: BodyCheck } | { id: number; error: string };
+
+interface Waiting {
+  resolve(check: BodyCheck): void;
+  reject(error: Error): void;
+}
+
+/**
+ * One worker thread that reads large JSON bodies and checks their requests against the contract
+ * (`checkJsonRequest`): parsing 10 MiB of JSON and validating a 10-million-character string took
+ * the event loop about 30 ms per upload, during which no other request was answered
+ * (docs/faults.md#background-work-yields). The bytes are moved to the thread, not copied. The
+ * thread starts with the first body it gets and does not keep the process alive; if it dies, the
+ * requests it held fail (500) and the next body starts a new one.
+ */
+export class BodyThread {
+  private worker: Worker | undefined;
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 0;
+
+  constructor(private readonly document: OpenApiDocument) {}
+
+  check(operationId: string, request: Omit<RequestParts, 'body'>, bytes: Buffer): Promise<BodyCheck> {
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    // A body of its own buffer moves to the thread; one sharing a pooled buffer is copied first.
+    const owned =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+        ? bytes
+        : Uint8Array.prototype.slice.call(bytes);
+    const job: BodyJob = { id, operationId, request, bytes: owned };
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage(job, [owned.buffer as ArrayBuffer]);
+    });
+  }
+
+  private start(): Worker {
+    const entry = new URL('./body-thread.worker.ts', import.meta.url).href;
+    // The thread runs TypeScript as the service does, through tsx, registered in the thread itself.
+    const boot = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
+      register();
+      await import(${JSON.stringify(entry)});`;
+    const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), {
+      workerData: { document: this.document },
+    });
+    worker.unref();
+    worker.on('message', (result: BodyJobResult) => {
+      const waiting = this.waiting.get(result.id);
+      this.waiting.delete(result.id);
+      if ('error' in result) waiting?.reject(new Error(`checking a request body failed: ${result.error}`));
+      else waiting?.resolve(result.check);
+    });
+    const fail = (error: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      for (const waiting of this.waiting.values()) waiting.reject(error);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the request body thread exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
+  }
+}
