@@ -21,7 +21,7 @@ import { openOrm } from '../server/db/orm.ts';
 import { startWorker } from '../server/jobs/worker.ts';
 import { BANK_CSV_CONFIGURATION, bankCsv, percentile } from './bank-csv.ts';
 import { startChild } from './children.ts';
-import { createBenchDatabase } from './database.ts';
+import { backgroundJobsDone, createBenchDatabase } from './database.ts';
 import { machineInfo } from './machine.ts';
 import { seedHousehold } from './seed.ts';
 
@@ -62,20 +62,6 @@ async function listLatencies(baseUrl: string, key: string, until: () => boolean,
 function latencySummary(samples: Sample[]) {
   const values = samples.map((sample) => sample.ms);
   return { p50: round(percentile(values, 50)), p95: round(percentile(values, 95)), n: values.length };
-}
-
-/** Waits until the worker has no job left to run (the crontab's are not counted: they wait for their hour). */
-async function backgroundJobsDone(pool: pg.Pool): Promise<void> {
-  for (;;) {
-    const [row] = (
-      await pool.query<{ n: number }>(
-        `select count(*)::int as n from graphile_worker.jobs
-         where attempts < max_attempts and task_identifier not in ('import_expire', 'import_revive', 'idempotency_expire')`,
-      )
-    ).rows;
-    if (row!.n === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** The limit: the same rows written into `entries` by one COPY (its indexes and foreign keys included). */
