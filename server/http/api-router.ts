@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { WorkSlots } from '../core/work-slots.ts';
-import { BodyThread, OFF_THREAD_BYTES } from './body-thread.ts';
+import { bodyThreadFor, OFF_THREAD_BYTES } from './body-thread.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
 import { BadRequest, Forbidden, NotFound } from '../core/errors.ts';
 import { HttpError } from './errors.ts';
@@ -94,7 +94,7 @@ function redirectErrors(presenter: (error: unknown, log: Logger) => string) {
  */
 export async function createApiRouter(options: ApiRouterOptions): Promise<Router> {
   const api = await createRequestValidator(options.document);
-  const bodyThread = new BodyThread(options.document);
+  const bodyThread = options.offThread?.length ? bodyThreadFor(options.document) : undefined;
 
   // Every method Node parses is known to the router, so that one the contract does not define on a
   // path (TRACE, PUT, ...) is a 405 from allowedMethods, not a 501 (which read as "no route").
@@ -135,7 +135,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<Router
     const checkOffThread = async (ctx: Context, next: () => Promise<unknown>) => {
       const bytes = await jsonBytes(ctx, options.jsonBodyLimit);
       const checked =
-        bytes && bytes.byteLength > OFF_THREAD_BYTES
+        bytes && bodyThread && bytes.byteLength > OFF_THREAD_BYTES
           ? await bodyThread.check(operationId, requestParts(ctx), bytes)
           : checkJsonRequest(api, operation, requestParts(ctx), bytes);
       ctx.state.checked = validated(checked);

@@ -25,10 +25,11 @@ interface Waiting {
  * (`checkJsonRequest`): parsing 10 MiB of JSON and validating a 10-million-character string took
  * the event loop about 30 ms per upload, during which no other request was answered
  * (docs/faults.md#background-work-yields). The bytes are moved to the thread, not copied. The
- * thread starts with the first body it gets and does not keep the process alive; if it dies, the
+ * thread is started ahead (`bodyThreadFor`): loading it took seconds on a busy machine, which the
+ * first upload would otherwise wait for. It does not keep the process alive; if it dies, the
  * requests it held fail (500) and the next body starts a new one.
  */
-export class BodyThread {
+class BodyThread {
   private worker: Worker | undefined;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
@@ -36,7 +37,7 @@ export class BodyThread {
   constructor(private readonly document: OpenApiDocument) {}
 
   check(operationId: string, request: Omit<RequestParts, 'body'>, bytes: Buffer): Promise<BodyCheck> {
-    const worker = this.worker ?? this.start();
+    const worker = this.start();
     const id = this.nextId++;
     // A body of its own buffer moves to the thread; one sharing a pooled buffer is copied first.
     const owned =
@@ -50,7 +51,9 @@ export class BodyThread {
     });
   }
 
-  private start(): Worker {
+  /** Starts the thread unless it runs. */
+  start(): Worker {
+    if (this.worker) return this.worker;
     const entry = new URL('./body-thread.worker.ts', import.meta.url).href;
     // The thread runs TypeScript as the service does, through tsx, registered in the thread itself.
     const boot = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
@@ -77,4 +80,19 @@ export class BodyThread {
     this.worker = worker;
     return worker;
   }
+}
+
+/** The threads of this process, one per contract: the apps a test run creates one after another share one. */
+const threads = new Map<string, BodyThread>();
+
+/** The started body thread of `document`'s contract. */
+export function bodyThreadFor(document: OpenApiDocument): BodyThread {
+  const key = JSON.stringify(document);
+  let thread = threads.get(key);
+  if (!thread) {
+    thread = new BodyThread(document);
+    threads.set(key, thread);
+  }
+  thread.start();
+  return thread;
 }
