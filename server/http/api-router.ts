@@ -94,7 +94,7 @@ function redirectErrors(presenter: (error: unknown, log: Logger) => string) {
  */
 export async function createApiRouter(options: ApiRouterOptions): Promise<Router> {
   const api = await createRequestValidator(options.document);
-  const bodyThread = options.offThread?.length ? bodyThreadFor(options.document) : undefined;
+  const bodyThread = options.offThread?.length ? await bodyThreadFor(options.document) : undefined;
 
   // Every method Node parses is known to the router, so that one the contract does not define on a
   // path (TRACE, PUT, ...) is a 405 from allowedMethods, not a 501 (which read as "no route").

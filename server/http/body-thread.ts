@@ -15,6 +15,9 @@ export interface BodyJob {
 
 export type BodyJobResult = { id: number; check: BodyCheck } | { id: number; error: string };
 
+/** What the thread posts once its validator is built. */
+export const THREAD_READY = 'ready';
+
 interface Waiting {
   resolve(check: BodyCheck): void;
   reject(error: Error): void;
@@ -25,12 +28,14 @@ interface Waiting {
  * (`checkJsonRequest`): parsing 10 MiB of JSON and validating a 10-million-character string took
  * the event loop about 30 ms per upload, during which no other request was answered
  * (docs/faults.md#background-work-yields). The bytes are moved to the thread, not copied. The
- * thread is started ahead (`bodyThreadFor`): loading it took seconds on a busy machine, which the
- * first upload would otherwise wait for. It does not keep the process alive; if it dies, the
- * requests it held fail (500) and the next body starts a new one.
+ * thread is started ahead and waited for (`bodyThreadFor`): loading it took up to 5 s on a busy
+ * machine, which the first upload would otherwise wait for. It does not keep the process alive;
+ * if it dies, the requests it held fail (500) and the next body starts a new one.
  */
 class BodyThread {
   private worker: Worker | undefined;
+  /** Settles once the thread can take bodies (or has failed to start). */
+  ready: Promise<void> = Promise.resolve();
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
 
@@ -63,7 +68,12 @@ class BodyThread {
       workerData: { document: this.document },
     });
     worker.unref();
-    worker.on('message', (result: BodyJobResult) => {
+    this.ready = new Promise((resolve) => {
+      worker.on('message', (message) => message === THREAD_READY && resolve());
+      worker.once('exit', () => resolve());
+    });
+    worker.on('message', (result: BodyJobResult | typeof THREAD_READY) => {
+      if (result === THREAD_READY) return;
       const waiting = this.waiting.get(result.id);
       this.waiting.delete(result.id);
       if ('error' in result) waiting?.reject(new Error(`checking a request body failed: ${result.error}`));
@@ -85,8 +95,8 @@ class BodyThread {
 /** The threads of this process, one per contract: the apps a test run creates one after another share one. */
 const threads = new Map<string, BodyThread>();
 
-/** The started body thread of `document`'s contract. */
-export function bodyThreadFor(document: OpenApiDocument): BodyThread {
+/** The body thread of `document`'s contract, started and ready. */
+export async function bodyThreadFor(document: OpenApiDocument): Promise<BodyThread> {
   const key = JSON.stringify(document);
   let thread = threads.get(key);
   if (!thread) {
@@ -94,5 +104,6 @@ export function bodyThreadFor(document: OpenApiDocument): BodyThread {
     threads.set(key, thread);
   }
   thread.start();
+  await thread.ready;
   return thread;
 }

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Operation } from 'openapi-backend';
-import type { BodyJob, BodyJobResult } from './body-thread.ts';
+import { THREAD_READY, type BodyJob, type BodyJobResult } from './body-thread.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
 import { checkJsonRequest, createRequestValidator } from './request-check.ts';
 
@@ -21,3 +21,4 @@ parentPort!.on('message', ({ id, operationId, request, bytes }: BodyJob) => {
   }
   parentPort!.postMessage(result);
 });
+parentPort!.postMessage(THREAD_READY);
