@@ -215,7 +215,7 @@ async function main() {
         duringPost: latencySummary(during.filter((sample) => sample.at < started + createdMs)),
         duringJob: latencySummary(during.filter((sample) => sample.at >= started + createdMs)),
       },
-      targets: { rowsPerSecond: 30_000, ofLimitPercent: 30, rssGrowthMb: 200, latencyFactor: 2 },
+      targets: { rowsPerSecond: 30_000, ofLimitPercent: 60, rssGrowthMb: 200, latencyFactor: 2 },
     };
     await mkdir(path.dirname(RESULTS), { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
@@ -229,7 +229,7 @@ async function main() {
         `| of which reading (staging) / writing, ms | ${result.endToEnd.stagingMs} / ${result.endToEnd.writingMs} | |`,
         `| account syncs and transfer suggestions after complete, ms | ${result.endToEnd.syncsAfterMs} | |`,
         `| COPY of the same rows into entries, rows/s | ${result.copyLimit.rowsPerSecond} | |`,
-        `| service / COPY | ${result.ofLimit}% | >= 30% |`,
+        `| service / COPY | ${result.ofLimit}% | >= 60% (issue 30) |`,
         `| service RSS growth, MB | ${result.serviceRssMb.growth} | <= 200 |`,
         `| list p50 idle / during import, ms | ${result.listLatencyMs.idle.p50} / ${result.listLatencyMs.duringImport.p50} | within 2x |`,
         `| list p95 idle / during import, ms | ${result.listLatencyMs.idle.p95} / ${result.listLatencyMs.duringImport.p95} | |`,
