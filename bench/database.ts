@@ -61,3 +61,17 @@ export async function createBenchDatabase(logger: Logger): Promise<BenchDatabase
     },
   };
 }
+
+/** Waits until the worker has no job left to run (the crontab's are not counted: they wait for their hour). */
+export async function backgroundJobsDone(pool: pg.Pool): Promise<void> {
+  for (;;) {
+    const [row] = (
+      await pool.query<{ n: number }>(
+        `select count(*)::int as n from graphile_worker.jobs
+         where attempts < max_attempts and task_identifier not in ('import_expire', 'import_revive', 'idempotency_expire')`,
+      )
+    ).rows;
+    if (row!.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

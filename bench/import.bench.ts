@@ -21,7 +21,7 @@ import { openOrm } from '../server/db/orm.ts';
 import { startWorker } from '../server/jobs/worker.ts';
 import { BANK_CSV_CONFIGURATION, bankCsv, percentile } from './bank-csv.ts';
 import { startChild } from './children.ts';
-import { createBenchDatabase } from './database.ts';
+import { backgroundJobsDone, createBenchDatabase } from './database.ts';
 import { machineInfo } from './machine.ts';
 import { seedHousehold } from './seed.ts';
 
@@ -126,6 +126,8 @@ async function main() {
     };
     const importAccount = await account('Girokonto');
     const copyAccount = await account('Copy limit');
+    // The seed's syncs and suggestions first, so that neither the idle list nor the import shares the machine with them.
+    await backgroundJobsDone(pool);
     await pool.query('vacuum analyze');
     const { text, rows } = bankCsv();
     log(`${rows} rows, ${Buffer.byteLength(text)} bytes`);
@@ -155,6 +157,8 @@ async function main() {
     log(`POST answered ${response.status} (${created.data.status}) after ${round(createdMs)} ms`);
     let status = created.data.status;
     let imported = 0;
+    // When the job that writes took over from the one that read (staging -> importing).
+    let writingFrom = Number.NaN;
     // Read by a job (staging), then written (importing).
     while (status === 'staging' || status === 'importing') {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -166,6 +170,7 @@ async function main() {
       ).rows;
       status = row!.status;
       imported = row!.imported_count;
+      if (status !== 'staging' && Number.isNaN(writingFrom)) writingFrom = performance.now();
     }
     const totalMs = performance.now() - started;
     done = true;
@@ -173,6 +178,12 @@ async function main() {
     const during = await busy;
     if (status !== 'complete') throw new Error(`the import ended ${status}`);
     log(`complete: ${imported} rows in ${round(totalMs)} ms`);
+    // The accounts' syncs and the family's transfer suggestions the import queued run before the
+    // COPY, which would otherwise share the machine with them.
+    const settled = performance.now();
+    await backgroundJobsDone(pool);
+    const afterMs = performance.now() - settled;
+    log(`syncs and suggestions done ${round(afterMs)} ms after`);
 
     const copyMs = await copyLimit(database.url, familyId, copyAccount, text);
     await pool.end();
@@ -185,7 +196,15 @@ async function main() {
       householdTransactions: HISTORY,
       rows,
       bytes: Buffer.byteLength(text),
-      endToEnd: { ms: round(totalMs), createMs: round(createdMs), rowsPerSecond: Math.round(serviceRate) },
+      endToEnd: {
+        ms: round(totalMs),
+        createMs: round(createdMs),
+        // Polled every 100 ms: each phase to within that.
+        stagingMs: round(writingFrom - started - createdMs),
+        writingMs: round(started + totalMs - writingFrom),
+        syncsAfterMs: round(afterMs),
+        rowsPerSecond: Math.round(serviceRate),
+      },
       copyLimit: { ms: round(copyMs), rowsPerSecond: Math.round(copyRate) },
       ofLimit: round((serviceRate / copyRate) * 100),
       serviceRssMb: { before: round(rssBefore), peak: round(rssPeak), growth: round(rssPeak - rssBefore) },
@@ -196,7 +215,7 @@ async function main() {
         duringPost: latencySummary(during.filter((sample) => sample.at < started + createdMs)),
         duringJob: latencySummary(during.filter((sample) => sample.at >= started + createdMs)),
       },
-      targets: { rowsPerSecond: 30_000, ofLimitPercent: 30, rssGrowthMb: 200, latencyFactor: 2 },
+      targets: { rowsPerSecond: 30_000, ofLimitPercent: 60, rssGrowthMb: 200, latencyFactor: 2 },
     };
     await mkdir(path.dirname(RESULTS), { recursive: true });
     await writeFile(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
@@ -207,8 +226,10 @@ async function main() {
         '|---|---:|---:|',
         `| end to end (POST to complete), rows/s | ${result.endToEnd.rowsPerSecond} | >= 30,000 |`,
         `| of which the POST (stores the CSV), ms | ${result.endToEnd.createMs} | |`,
+        `| of which reading (staging) / writing, ms | ${result.endToEnd.stagingMs} / ${result.endToEnd.writingMs} | |`,
+        `| account syncs and transfer suggestions after complete, ms | ${result.endToEnd.syncsAfterMs} | |`,
         `| COPY of the same rows into entries, rows/s | ${result.copyLimit.rowsPerSecond} | |`,
-        `| service / COPY | ${result.ofLimit}% | >= 30% |`,
+        `| service / COPY | ${result.ofLimit}% | >= 60% (issue 30) |`,
         `| service RSS growth, MB | ${result.serviceRssMb.growth} | <= 200 |`,
         `| list p50 idle / during import, ms | ${result.listLatencyMs.idle.p50} / ${result.listLatencyMs.duringImport.p50} | within 2x |`,
         `| list p95 idle / during import, ms | ${result.listLatencyMs.idle.p95} / ${result.listLatencyMs.duringImport.p95} | |`,

@@ -110,6 +110,8 @@ export async function createApp({
     accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
     admission: { createImport: importSlots, deleteImport: importSlots },
+    // A CSV of up to 10 MiB arrives as one JSON string.
+    offThread: ['createImport'],
     clock,
   });
 

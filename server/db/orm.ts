@@ -22,6 +22,7 @@ import { Migration20261130010000_import_turns } from './migrations/Migration2026
 import { Migration20261130040000_balance_bound } from './migrations/Migration20261130040000_balance_bound.ts';
 import { Migration20261201010000_transaction_external_ids } from './migrations/Migration20261201010000_transaction_external_ids.ts';
 import { Migration20261201020000_idempotency_keys } from './migrations/Migration20261201020000_idempotency_keys.ts';
+import { Migration20261202010000_import_text_uncompressed } from './migrations/Migration20261202010000_import_text_uncompressed.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -55,6 +56,10 @@ const migrations = [
     class: Migration20261201010000_transaction_external_ids,
   },
   { name: 'Migration20261201020000_idempotency_keys', class: Migration20261201020000_idempotency_keys },
+  {
+    name: 'Migration20261202010000_import_text_uncompressed',
+    class: Migration20261202010000_import_text_uncompressed,
+  },
 ];
 
 /**

@@ -1,22 +1,26 @@
-import qs from 'qs';
 import type { Context, Middleware } from 'koa';
-import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import type { Operation } from 'openapi-backend';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { createOpenApiAjv } from './ajv.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { SqlTarget } from '../core/sql.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { WorkSlots } from '../core/work-slots.ts';
+import { bodyThreadFor, OFF_THREAD_BYTES } from './body-thread.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
 import { BadRequest, Forbidden, NotFound } from '../core/errors.ts';
-import { HttpError, RequestInvalid } from './errors.ts';
+import { HttpError } from './errors.ts';
 import { answerOnce, IDEMPOTENCY_KEY } from './idempotency.ts';
-import { jsonBody } from './json-body.ts';
-import { nulCharacterProblems } from './nul-characters.ts';
+import { jsonBody, jsonBytes, refuse } from './json-body.ts';
 import type { OpenApiDocument } from './openapi-document.ts';
-import { isPathProblem, validationDetails } from './validation-errors.ts';
-import { requestValidator } from './request-validator.ts';
+import {
+  checkJsonRequest,
+  checkRequest,
+  createRequestValidator,
+  operationCheck,
+  type BodyCheck,
+  type ValidRequest,
+} from './request-check.ts';
 import { RouteTable } from './route-table.ts';
 
 /** Contract extensions read by the router: the scope an operation needs and the feature it belongs to. */
@@ -43,6 +47,11 @@ export interface ApiRouterOptions {
    * many at once (their bodies wait unread meanwhile, holding neither memory nor a connection).
    */
   admission?: Partial<Record<OperationId, WorkSlots>>;
+  /**
+   * Operations whose large bodies (above OFF_THREAD_BYTES) are parsed and checked against the
+   * contract on a worker thread (`body-thread.ts`), so the event loop keeps answering others.
+   */
+  offThread?: OperationId[];
   /** The time kept answers of an `Idempotency-Key` expire by (the system's by default); tests move it. */
   clock?: Clock;
 }
@@ -54,24 +63,6 @@ function resourceName(operationId: string, pathParam: string | undefined): strin
     return base.charAt(0).toUpperCase() + base.slice(1);
   }
   return operationId.replace(/^(get|update|delete|list|create|retry)/, '') || 'Record';
-}
-
-/**
- * The query string as values: `a[]=1&a[]=2` and `a=1&a=2` both give arrays. qs is told to keep
- * up to 1,000 items as an array (its default turns a 21st item into an object), so the contract's
- * own `maxItems` is what refuses long lists, with a clear message.
- */
-function parseQuery(querystring: string): Record<string, unknown> {
-  return qs.parse(querystring, { arrayLimit: 1000, parameterLimit: 2000, depth: 2 });
-}
-
-function decodes(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function bearerToken(ctx: Context): string | undefined {
@@ -104,14 +95,6 @@ function chain(steps: Middleware[]): Middleware {
   };
 }
 
-/** The schemas an operation's request is validated with, where the contract words its messages. */
-function requestSchemas(api: OpenAPIBackend, operationId: string): Record<string, unknown>[] {
-  const validators = api.validator.getRequestValidatorsForOperation(operationId) as { schema?: unknown }[];
-  return validators.flatMap((validate) =>
-    validate.schema && typeof validate.schema === 'object' ? [validate.schema as Record<string, unknown>] : [],
-  );
-}
-
 /**
  * One route per operation of the contract (route-table.ts). Each request is validated with the
  * validators openapi-backend compiled for its already-known operation (request-validator.ts; its own
@@ -121,16 +104,8 @@ function requestSchemas(api: OpenAPIBackend, operationId: string): Record<string
  * without rights learns nothing about the shape of a valid request.
  */
 export async function createApiRouter(options: ApiRouterOptions): Promise<RouteTable> {
-  const api = new OpenAPIBackend({
-    definition: options.document as never,
-    strict: true,
-    quick: true,
-    validate: true,
-    coerceTypes: true,
-    // `verbose` gives each error its schema, where the contract may word the message (x-error-messages).
-    customizeAjv: (_ajv, ajvOptions) => createOpenApiAjv({ ...ajvOptions, verbose: true }) as never,
-  });
-  await api.init();
+  const api = await createRequestValidator(options.document);
+  const bodyThread = options.offThread?.length ? await bodyThreadFor(options.document) : undefined;
 
   const routes = new RouteTable();
   // Statements outside a unit of work run on the ORM's root manager: a fork per request (an identity
@@ -150,12 +125,42 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
     const security = operation.security ?? options.document.security ?? [];
     const secured = security.length > 0;
     const pathParam = /\{(\w+)\}/.exec(operation.path)?.[1];
-    const validate = requestValidator(api, operation);
+    const check = operationCheck(api, operation);
     const permits = options.admission?.[operationId];
     const parameters = (operation.parameters ?? []) as { in?: string; name?: string }[];
     const cookieNames = parameters.filter((parameter) => parameter.in === 'cookie').map((parameter) => parameter.name!);
     // The operations whose contract takes the header run at most once per key.
     const idempotent = parameters.some((parameter) => parameter.in === 'header' && parameter.name === IDEMPOTENCY_KEY);
+    const requestParts = (ctx: Context) => {
+      const cookies: Record<string, string> = {};
+      for (const name of cookieNames) {
+        const value = ctx.cookies.get(name);
+        if (value !== undefined) cookies[name] = value;
+      }
+      return { path: ctx.path, params: ctx.params, headers: ctx.headers, querystring: ctx.querystring, cookies };
+    };
+    /** The parameters as coerced, or the refusal of what the check found. */
+    const validated = (checked: BodyCheck): ValidRequest => {
+      if (checked.outcome === 'not_found') throw NotFound.entity(resourceName(operationId, pathParam));
+      if (checked.outcome !== 'valid') refuse(checked);
+      return checked;
+    };
+    // Read, parsed and checked in one step, on the thread when the body is large.
+    const checkOffThread = async (ctx: Context, next: () => Promise<unknown>) => {
+      const bytes = await jsonBytes(ctx, options.jsonBodyLimit);
+      const checked =
+        bytes && bodyThread && bytes.byteLength > OFF_THREAD_BYTES
+          ? await bodyThread.check(operationId, requestParts(ctx), bytes)
+          : checkJsonRequest(check, requestParts(ctx), bytes);
+      ctx.state.checked = validated(checked);
+      if ('body' in checked) ctx.request.body = checked.body;
+      return next();
+    };
+    const bodySteps = options.offThread?.includes(operationId)
+      ? [checkOffThread]
+      : operation.requestBody
+        ? [parseBody]
+        : [];
 
     const steps = [
       async (ctx: Context, next: () => Promise<unknown>) => {
@@ -181,31 +186,17 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
         await next();
       },
       ...(permits ? [(_ctx: Context, next: () => Promise<unknown>) => permits.run(next)] : []),
-      ...(operation.requestBody ? [parseBody] : []),
+      ...bodySteps,
       ...(operation['x-error-redirect'] && options.errorRedirect ? [redirectErrors(options.errorRedirect)] : []),
       async (ctx: Context) => {
-        // A path that does not decode (`/transactions/%E0%A4`) cannot name a record.
-        if (!decodes(ctx.path)) throw NotFound.entity(resourceName(operationId, pathParam));
-        const query = parseQuery(ctx.querystring);
-        const cookies: Record<string, string> = {};
-        for (const name of cookieNames) {
-          const value = ctx.cookies.get(name);
-          if (value !== undefined) cookies[name] = value;
-        }
-        const result = validate({ params: ctx.params, query, headers: ctx.headers, cookies, body: ctx.request.body });
-        const errors = result.errors;
-        if (errors.some(isPathProblem)) throw NotFound.entity(resourceName(operationId, pathParam));
-        const problems = [
-          ...(errors.length ? validationDetails(errors, requestSchemas(api, operationId)) : []),
-          ...nulCharacterProblems(query, '/query'),
-          ...nulCharacterProblems(ctx.request.body, '/body'),
-        ];
-        if (problems.length) throw new RequestInvalid(problems);
+        const parts = requestParts(ctx);
+        const checked: ValidRequest =
+          ctx.state.checked ?? validated(checkRequest(check, { ...parts, body: ctx.request.body }));
         let em: EntityManager | undefined;
         const input: HandlerInput<OperationId> = {
-          params: result.params as never,
-          query: result.query as never,
-          cookies: cookies as never,
+          params: checked.params as never,
+          query: checked.query as never,
+          cookies: parts.cookies as never,
           body: ctx.request.body as never,
           address: ctx.ip,
           principal: ctx.state.principal as never,

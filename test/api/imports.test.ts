@@ -378,6 +378,37 @@ describe('limits and boundaries', () => {
     expect(await databaseSnapshot(server)).toEqual(before);
   });
 
+  it('answers a CSV above 1 MiB, read and checked off the event loop, as it answers a small one', async () => {
+    const small = 'date,amount\n2024-01-01,1.00\n';
+    const large = small + '2024-01-02,2.00\n'.repeat(80_000);
+    expect(Buffer.byteLength(large)).toBeGreaterThan(1024 * 1024);
+    const send = (csv: string, json: (content: string) => string) =>
+      server.api.call('createImport', { key: household.writeKey, body: json(JSON.stringify(csv)) });
+    const faults: [string, (content: string) => string][] = [
+      ['malformed JSON', (content) => `{"type": , "raw_file_content": ${content}}`],
+      ['a __proto__ member', (content) => `{"__proto__": {}, "raw_file_content": ${content}}`],
+      ['a wrong type, an unknown member', (content) => `{"raw_file_content": ${content}, "publish": 1, "colour": "x"}`],
+      ['an unknown type', (content) => `{"raw_file_content": ${content}, "type": "BogusImport"}`],
+      ['a NUL character', (content) => `{"raw_file_content": ${content}, "date_format": "%Y\\u0000"}`],
+      [
+        'an account of no family',
+        (content) => `{"raw_file_content": ${content}, "account_id": "${crypto.randomUUID()}"}`,
+      ],
+    ];
+    const before = await databaseSnapshot(server);
+    for (const [fault, json] of faults) {
+      const [answer, offThread] = [await send(small, json), await send(large, json)];
+      expect(answer.status, fault).toBeGreaterThanOrEqual(400);
+      expect({ status: offThread.status, body: offThread.body }, fault).toEqual({
+        status: answer.status,
+        body: answer.body,
+      });
+    }
+    expect(await databaseSnapshot(server)).toEqual(before);
+    const accepted = await createRead({ raw_file_content: large, account_id: checking });
+    expect(accepted).toMatchObject({ status: 'pending', stats: { rows_count: 80_001, invalid_rows_count: 0 } });
+  });
+
   it('keeps families apart and scopes as usual', async () => {
     const mine = await createRead({ raw_file_content: 'date,amount\n2024-01-01,1', account_id: checking });
     expect((await show(mine.id, other.readKey)).status).toBe(404);
