@@ -121,9 +121,10 @@ export type JsonRead =
 const BOM = '\uFEFF';
 
 /**
- * Reads a JSON body from its UTF-8 bytes as koa-body reads it (`json-body.ts`): a leading BOM is
- * dropped, empty text is no value, any JSON text parses, a `__proto__` member is refused; then
- * the shape limits apply (`json-shape.ts`).
+ * Reads a JSON body from its UTF-8 bytes, as the event loop (`json-body.ts`) and the body thread
+ * both do: a leading BOM is dropped, empty text stays empty text (the contract then refuses it),
+ * any JSON text parses, a `__proto__` member is refused; then the shape limits apply
+ * (`json-shape.ts`).
  */
 export function readJson(bytes: Uint8Array): JsonRead {
   const decoded = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
