@@ -21,11 +21,38 @@ export interface BulkTransaction {
   source?: string | null;
 }
 
+/** The columns of the rows a transaction is written from. */
+const INPUT_COLUMNS = `entry_id uuid, detail_id uuid, family_id uuid, account_id uuid, amount numeric, currency text,
+  date date, name text, notes text, category_id uuid, merchant_id uuid, created_at timestamptz, tag_ids uuid[],
+  import_id uuid, exchange_rate numeric, external_id text, source text`;
+
 /** The rows to write, as one JSON parameter: `json_to_recordset(?::json) as r(...)`. */
-export const INPUT_RECORDS = `json_to_recordset(?::json) as r(entry_id uuid, detail_id uuid, family_id uuid,
-  account_id uuid, amount numeric, currency text, date date, name text, notes text, category_id uuid,
-  merchant_id uuid, created_at timestamptz, tag_ids uuid[], import_id uuid, exchange_rate numeric, external_id text,
-  source text)`;
+export const INPUT_RECORDS = `json_to_recordset(?::json) as r(${INPUT_COLUMNS})`;
+
+/**
+ * A bulk writer's table of rows to write (INPUT_RECORDS' columns, then `extraColumns` of its own),
+ * gone when its transaction ends.
+ */
+export function inputTable(table: string, extraColumns: string): string {
+  return `create temp table ${table} (${INPUT_COLUMNS}, ${extraColumns}) on commit drop`;
+}
+
+/** The three inserts that write the rows of relation `source` (INPUT_RECORDS' columns): details, taggings, entries. */
+function writesFrom(source: string) {
+  return {
+    details: `insert into transactions (id, category_id, merchant_id, created_at, updated_at)
+      select detail_id, category_id, merchant_id, created_at, created_at from ${source}`,
+    tagged: `insert into taggings (id, tag_id, taggable_type, taggable_id, created_at)
+      select gen_random_uuid(), tag_id, 'Transaction', detail_id, created_at from ${source}, unnest(tag_ids) as tag_id`,
+    written: `insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name,
+      notes, created_at, updated_at, import_id, exchange_rate, external_id, source)
+      select entry_id, family_id, account_id, 'Transaction', detail_id, amount, currency, date, name, notes, created_at,
+        created_at, import_id, exchange_rate, external_id, source
+      from ${source}`,
+  };
+}
+
+const FROM_INPUT = writesFrom('input');
 
 /**
  * The writes of the rows of a CTE named `input` (details, taggings, entries), as CTEs to follow it:
@@ -34,20 +61,20 @@ export const INPUT_RECORDS = `json_to_recordset(?::json) as r(entry_id uuid, det
  * `external_id` and `source` unless the client gave them).
  */
 export const WRITE_INPUT = `
-  details as (
-    insert into transactions (id, category_id, merchant_id, created_at, updated_at)
-    select detail_id, category_id, merchant_id, created_at, created_at from input
-  ), tagged as (
-    insert into taggings (id, tag_id, taggable_type, taggable_id, created_at)
-    select gen_random_uuid(), tag_id, 'Transaction', detail_id, created_at from input, unnest(tag_ids) as tag_id
-  ), written as (
-    insert into entries (id, family_id, account_id, entryable_type, entryable_id, amount, currency, date, name, notes,
-      created_at, updated_at, import_id, exchange_rate, external_id, source)
-    select entry_id, family_id, account_id, 'Transaction', detail_id, amount, currency, date, name, notes, created_at,
-      created_at, import_id, exchange_rate, external_id, source
-    from input
-    returning 1
-  )`;
+  details as (${FROM_INPUT.details}),
+  tagged as (${FROM_INPUT.tagged}),
+  written as (${FROM_INPUT.written} returning 1)`;
+
+/**
+ * The same writes as three statements over a table of a bulk writer's (INPUT_RECORDS' columns), the
+ * last one answering `n`, the entries written. Inside a transaction they are as atomic as the one
+ * statement, and an import's chunks ran 25-30% faster this way than as WRITE_INPUT's CTEs
+ * (bench/README.md, CSV import).
+ */
+export function writesFromTable(table: string): { details: string; tagged: string; written: string } {
+  const writes = writesFrom(table);
+  return { ...writes, written: `with written as (${writes.written} returning 1) select count(*)::int as n from written` };
+}
 
 /** One statement writes the details, the entries and the taggings: atomic without a transaction block. */
 const INSERT_SQL = `with input as (select * from ${INPUT_RECORDS}), ${WRITE_INPUT} select count(*) from written`;

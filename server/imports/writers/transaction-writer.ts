@@ -1,4 +1,4 @@
-import { WRITE_INPUT } from '../../transactions/transaction.bulk-insert.ts';
+import { inputTable, writesFromTable } from '../../transactions/transaction.bulk-insert.ts';
 import { applyRulesToImport } from '../../rules/transaction-rules.ts';
 import { ImportDataError, inChunks, requireRowAccounts, type ImportJob, type WriteOutcome } from './import-writer.ts';
 import { precisionMessage } from '../../core/money/decimal-input.ts';
@@ -23,28 +23,6 @@ async function resolveAccounts(job: ImportJob, createMissing: boolean): Promise<
   await requireRowAccounts(job);
 }
 
-/**
- * An amount finer than the minor unit of its currency (the row's, else its account's) is refused, as
- * the transaction service refuses it: rounding it would lose money.
- */
-async function checkPrecision(job: ImportJob): Promise<void> {
-  const [fine] = await job.run<{ row_number: number; currency: string }>(
-    `select r.row_number, c.currency from import_rows r
-       cross join lateral (
-         select coalesce(r."values"->>'currency', (select a.currency::text from accounts a
-           where a.id = ?::uuid or (?::uuid is null and a.family_id = ?::uuid and lower(a.name) = lower(r."values"->>'account'))
-           limit 1)) as currency
-       ) c
-      where r.import_id = ?::uuid and c.currency is not null
-        and (r."values"->>'amount')::numeric <> round((r."values"->>'amount')::numeric, currency_minor_digits(c.currency))
-      order by r.row_number limit 1`,
-    [job.accountId, job.accountId, job.familyId, job.id],
-  );
-  if (fine) {
-    throw new ImportDataError(`Row ${fine.row_number}: ${precisionMessage('amount', fine.currency)}`);
-  }
-}
-
 /** Categories and tags the rows name, created when the family has none of that name (any case). */
 async function createNamedRecords(job: ImportJob): Promise<void> {
   await job.run(
@@ -67,6 +45,50 @@ async function createNamedRecords(job: ImportJob): Promise<void> {
   );
 }
 
+/** Where a chunk's rows wait, typed, to be written (transaction.bulk-insert.ts). */
+const INPUT = 'import_input';
+const WRITES = writesFromTable(INPUT);
+
+/**
+ * Fills INPUT with the staged rows `from`..`to`: each with its account (the import's, else the one
+ * it names), its currency (its own, else its account's), its category and its tags by name.
+ */
+async function fillInput(job: ImportJob, from: number, to: number): Promise<void> {
+  await job.run(`truncate ${INPUT}`);
+  await job.run(
+    `insert into ${INPUT} (row_number, entry_id, detail_id, family_id, account_id, amount, currency, date, name, notes,
+       category_id, merchant_id, created_at, tag_ids, import_id, exchange_rate, external_id, source)
+     select r.row_number, gen_random_uuid(), gen_random_uuid(), ?::uuid, a.id, (r.v->>'amount')::numeric,
+       coalesce(r.v->>'currency', a.currency), (r.v->>'date')::date, r.v->>'name', r.v->>'notes', c.id, null, now(),
+       array(select distinct t.id from jsonb_array_elements_text(r.v->'tags') as n(name)
+         join tags t on t.family_id = ?::uuid and lower(t.name) = lower(n.name)),
+       ?::uuid, null, null, null
+     from (
+       select s.row_number, s."values" as v, coalesce(?::uuid, (select a.id from accounts a
+         where a.family_id = ?::uuid and lower(a.name) = lower(s."values"->>'account'))) as account_id
+       from import_rows s where s.import_id = ?::uuid and s.row_number between ? and ?
+     ) r
+     join accounts a on a.id = r.account_id
+     left join categories c on c.family_id = ?::uuid and lower(c.name) = lower(r.v->>'category')`,
+    [job.familyId, job.familyId, job.id, job.accountId, job.familyId, job.id, from, to, job.familyId],
+  );
+}
+
+/**
+ * An amount finer than the minor unit of its currency is refused, as the transaction service
+ * refuses it: rounding it would lose money. Checked on each chunk before it is written, so the
+ * first such row of the import is the one named.
+ */
+async function checkPrecision(job: ImportJob): Promise<void> {
+  const [fine] = await job.run<{ row_number: number; currency: string }>(
+    `select row_number, currency from ${INPUT}
+     where amount <> round(amount, currency_minor_digits(currency)) order by row_number limit 1`,
+  );
+  if (fine) {
+    throw new ImportDataError(`Row ${fine.row_number}: ${precisionMessage('amount', fine.currency)}`);
+  }
+}
+
 /**
  * Writes the transactions of a TransactionImport or ExternalImport: set-based statements over the
  * staged rows, 10,000 rows at a time, each row one entry and one transaction with its category
@@ -74,29 +96,14 @@ async function createNamedRecords(job: ImportJob): Promise<void> {
  */
 export async function writeTransactions(job: ImportJob, external: boolean): Promise<WriteOutcome> {
   await resolveAccounts(job, external);
-  await checkPrecision(job);
   await createNamedRecords(job);
+  await job.run(inputTable(INPUT, 'row_number int'));
   const imported = await inChunks(job, async (from, to) => {
-    const [written] = await job.run<{ n: number }>(
-      `with src as materialized (
-         select r."values" as v, gen_random_uuid() as entry_id, gen_random_uuid() as tx_id,
-           coalesce(?::uuid, (select a.id from accounts a
-             where a.family_id = ?::uuid and lower(a.name) = lower(r."values"->>'account'))) as account_id
-         from import_rows r where r.import_id = ?::uuid and r.row_number between ? and ?
-       ), input as (
-         select s.entry_id, s.tx_id as detail_id, ?::uuid as family_id, s.account_id,
-           (s.v->>'amount')::numeric as amount, coalesce(s.v->>'currency', a.currency) as currency,
-           (s.v->>'date')::date as date, s.v->>'name' as name, s.v->>'notes' as notes, c.id as category_id,
-           null::uuid as merchant_id, now() as created_at,
-           array(select distinct t.id from jsonb_array_elements_text(s.v->'tags') as n(name)
-             join tags t on t.family_id = ?::uuid and lower(t.name) = lower(n.name)) as tag_ids,
-           ?::uuid as import_id, null::numeric as exchange_rate, null::text as external_id, null::text as source
-         from src s join accounts a on a.id = s.account_id
-         left join categories c on c.family_id = ?::uuid and lower(c.name) = lower(s.v->>'category')
-       ), ${WRITE_INPUT}
-       select count(*)::int as n from written`,
-      [job.accountId, job.familyId, job.id, from, to, job.familyId, job.familyId, job.id, job.familyId],
-    );
+    await fillInput(job, from, to);
+    await checkPrecision(job);
+    await job.run(WRITES.details);
+    await job.run(WRITES.tagged);
+    const [written] = await job.run<{ n: number }>(WRITES.written);
     return written!.n;
   });
   // Rules of the family fill in what the rows leave empty (category, merchant, tags).
