@@ -27,28 +27,22 @@ export async function queueTransferSuggestion(target: SqlTarget, accountId: stri
   );
 }
 
-/** SQL: the days of the window around `date`, as an array: each day is one index lookup. */
-function windowDays(date: string): string {
-  const days = Array.from({ length: 2 * MAX_DAYS_APART + 1 }, (_, k) => `${date} + ${k - MAX_DAYS_APART}`);
-  return `array[${days.join(', ')}]::date[]`;
-}
-
 /**
  * SQL: the ids of the transactions fresh transaction `f` may pair with, on the other side (`sign`
- * of their amount, `band` the bounds of their amount, a superset of what the 1% check lets
- * through). In `f`'s currency per day of the window by amount; in another one (only when the
- * family has rates at all) by date. The checks then decide.
+ * of their amount; `band` the bounds of their absolute amount, a superset of what the 1% check lets
+ * through). In `f`'s currency by amount and date, both read in the index by absolute amount; in
+ * another one (only when the family has rates at all) by date. The checks then decide.
  */
 function partners(f: string, sign: string, band: string): string {
+  const window = `p.date between ${f}.date - ${MAX_DAYS_APART} and ${f}.date + ${MAX_DAYS_APART} and p.amount ${sign} 0`;
   return `
     select p.id from entries p
-     where p.family_id = ${f}.family_id and p.entryable_type = 'Transaction' and p.currency = ${f}.currency
-       and p.date = any(${windowDays(`${f}.date`)}) and p.amount between ${band}
+     where p.family_id = ${f}.family_id and p.entryable_type = 'Transaction' and abs(p.amount) between ${band}
+       and ${window} and p.currency = ${f}.currency
     union all
     select p.id from entries p
      where ${anyRateSql(`${f}.family_id`)} and p.family_id = ${f}.family_id and p.entryable_type = 'Transaction'
-       and p.currency <> ${f}.currency and p.date between ${f}.date - ${MAX_DAYS_APART} and ${f}.date + ${MAX_DAYS_APART}
-       and p.amount ${sign} 0`;
+       and ${window} and p.currency <> ${f}.currency`;
 }
 
 /**
@@ -97,7 +91,7 @@ function suggestionRun(): string {
        where f.amount < 0
       union
       select f.id, p.id
-        from fresh f cross join lateral (${partners('f', '<', '-f.amount * 1.01 and -f.amount * 0.99')}) p
+        from fresh f cross join lateral (${partners('f', '<', 'f.amount * 0.99 and f.amount * 1.01')}) p
        where f.amount > 0 and exists (select 1 from mark)
     ), suggested as (
       insert into transfers (id, family_id, outflow_entry_id, inflow_entry_id, status)

@@ -10,14 +10,15 @@ import { Migration } from '@mikro-orm/migrations';
  *   by triggers and taken by the next run: a transaction freed by a deleted transfer (rejected,
  *   unlinked, its other side deleted, overtaken), and a changed rate (the outflows in either
  *   currency whose date's rate it can be).
- * - Each lookup of a pair's other side is served by one index, by currency, day and amount;
- *   it replaces the index by absolute amount, which served only that lookup (without the date).
+ * - The index by absolute amount (the lookup of a pair's other side, and the transaction list's
+ *   amount filter) gains the date: a lookup reads the window's rows of the amount band in the
+ *   index instead of fetching every row of the band, across all years, from the table. A
+ *   separate index by date would serve the lookup better but cost every insert of an entry.
  */
 export class Migration20261203010000_transfer_suggest_marks extends Migration {
   override async up(): Promise<void> {
     this.addSql(`drop index entries_family_abs_amount_idx`);
-    this.addSql(`create index entries_transfer_lookup_idx on entries (family_id, currency, date, amount)
-      where entryable_type = 'Transaction'`);
+    this.addSql(`create index entries_family_abs_amount_idx on entries (family_id, entryable_type, abs(amount), date)`);
     this.addSql(`
       create table transfer_suggest_marks (
         family_id uuid primary key references families (id) on delete cascade,
