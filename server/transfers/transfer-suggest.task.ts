@@ -55,13 +55,25 @@ const writtenSince = (xmin: string, next: string, since: string) =>
   `${next} - ((${next} % 4294967296) - ${xmin}::text::bigint + 4294967296) % 4294967296 >= ${since}`;
 
 /**
+ * SQL: the mark a run leaves, from its snapshot: the lowest transaction still running then, or the
+ * snapshot's xmax when none was. A transaction of another database of the cluster (known by
+ * pg_stat_activity) cannot write entries and is passed over, so that a long one there does not hold
+ * the mark back; one not found there (ended since, or not visible) counts.
+ */
+const MARK = `coalesce(
+  (select min(x) from pg_snapshot_xip(pg_current_snapshot()) x
+    where not exists (select 1 from pg_stat_activity a where a.datname <> current_database()
+                        and a.backend_xid::text::bigint = x::text::bigint % 4294967296)),
+  pg_snapshot_xmax(pg_current_snapshot()))`;
+
+/**
  * The suggestion run, one statement (one snapshot): the family's transactions that may pair
  * anew since the last run ("fresh": written since its mark, freed or touched by a rate as
  * transfer_suggest_pending says; all of them on the first run), each with the other side's
  * candidates looked up by index; every candidate pair that passes the link checks, neither side in
- * a transfer, the pair never rejected, becomes a suggestion. The mark moves to this snapshot's
- * xmin: a transaction still running now may commit after this statement, and its rows are at or
- * above it, so the next run sees them. Returns how many transactions it examined.
+ * a transfer, the pair never rejected, becomes a suggestion. The mark moves to the lowest
+ * transaction still running at this snapshot (MARK): it may commit after this statement, and its
+ * rows are at or above the mark, so the next run sees them. Returns how many transactions it examined.
  */
 function suggestionRun(): string {
   const checks = Object.values(linkChecks('o', 'i')).join(' and ');
@@ -104,7 +116,7 @@ function suggestionRun(): string {
       returning 1
     ), marked as (
       insert into transfer_suggest_marks (family_id, examined_below)
-      select id, pg_snapshot_xmin(pg_current_snapshot()) from families where id = ?::uuid
+      select id, ${MARK} from families where id = ?::uuid
       on conflict (family_id) do update set examined_below = excluded.examined_below
     )
     select (select count(*) from fresh)::int as examined, (select count(*) from suggested)::int as suggested`;

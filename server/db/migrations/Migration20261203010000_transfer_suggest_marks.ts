@@ -3,8 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * The `transfer_suggest` job looks only at what changed since its last run for the family
  * (docs/api-decisions.md#transfer-suggestions):
- * - `transfer_suggest_marks`: per family, the xmin of the last run's snapshot. Every transaction
- *   id below it had ended when that run looked, so an entry whose row version was written by a
+ * - `transfer_suggest_marks`: per family, the lowest transaction running at the last run's
+ *   snapshot (of this database). Every transaction id below it had ended when that run looked, so an entry whose row version was written by a
  *   transaction at or above it is one the run may not have seen.
  * - `transfer_suggest_pending`: what makes old pairs possible without writing an entry, recorded
  *   by triggers and taken by the next run: a transaction freed by a deleted transfer (rejected,
