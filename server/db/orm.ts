@@ -23,6 +23,7 @@ import { Migration20261130040000_balance_bound } from './migrations/Migration202
 import { Migration20261201010000_transaction_external_ids } from './migrations/Migration20261201010000_transaction_external_ids.ts';
 import { Migration20261201020000_idempotency_keys } from './migrations/Migration20261201020000_idempotency_keys.ts';
 import { Migration20261202010000_import_text_uncompressed } from './migrations/Migration20261202010000_import_text_uncompressed.ts';
+import { Migration20261203010000_transfer_suggest_marks } from './migrations/Migration20261203010000_transfer_suggest_marks.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -60,6 +61,7 @@ const migrations = [
     name: 'Migration20261202010000_import_text_uncompressed',
     class: Migration20261202010000_import_text_uncompressed,
   },
+  { name: 'Migration20261203010000_transfer_suggest_marks', class: Migration20261203010000_transfer_suggest_marks },
 ];
 
 /**
