@@ -137,10 +137,12 @@ class Alias implements BAlias {
   }
 }
 
-for (const [type, kind] of [[Scalar, 'scalar'], [Mapping, 'map'], [Sequence, 'seq'], [Alias, 'alias']] as const) {
-  Object.defineProperty(type.prototype, 'kind', { value: kind });
-  Object.defineProperty(type.prototype, 'range', { get: rangeOf });
-}
+/** What every node of a kind shares, on its prototype. */
+const shared = (kind: BNodeKind): PropertyDescriptorMap => ({ kind: { value: kind }, range: { get: rangeOf } });
+Object.defineProperties(Scalar.prototype, shared('scalar'));
+Object.defineProperties(Mapping.prototype, shared('map'));
+Object.defineProperties(Sequence.prototype, shared('seq'));
+Object.defineProperties(Alias.prototype, shared('alias'));
 
 /** A key and its value; its range is theirs, so that moving the nodes moves it. */
 class MapEntry implements BEntry {
