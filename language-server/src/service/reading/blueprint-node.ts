@@ -63,6 +63,11 @@ export type BNodeKind = BNode['kind'];
 // for them anyway: V8 sizes the objects of a class for the most properties any of them gets).
 // No base class: a derived constructor calls its base and runs two field initialisers, and a cold
 // read of 200,000 nodes runs them unoptimised. `kind` is the prototype's: one field less per node.
+// Scalars are the exception to the tag fields: four nodes in five are scalars, and nearly all of
+// them untagged (every key). An untagged scalar is a class with no room for the tag fields (its
+// prototype answers undefined for them): 48 bytes instead of 72, a seventh less of the tree that
+// the young-generation collections copy while it is read. Code reading nodes sees four shapes
+// (scalar, tagged scalar, mapping, sequence), as many as V8's inline caches keep.
 
 /** `range` of every kind: the offsets as a new array. */
 function rangeOf(this: { start: number; end: number }): Range {
@@ -70,6 +75,23 @@ function rangeOf(this: { start: number; end: number }): Range {
 }
 
 class Scalar implements BScalar {
+  start: number;
+  end: number;
+  value: ScalarValue;
+  declare readonly tag?: string;
+  declare readonly tagRange?: Range;
+  declare readonly anchor?: string;
+  declare readonly kind: 'scalar';
+  declare readonly range: Range;
+  constructor(value: ScalarValue, start: number, end: number) {
+    this.start = start;
+    this.end = end;
+    this.value = value;
+  }
+}
+
+/** A scalar with a tag or an anchor. */
+class TaggedScalar implements BScalar {
   start: number;
   end: number;
   tag?: string = undefined;
@@ -139,7 +161,13 @@ class Alias implements BAlias {
 
 /** What every node of a kind shares, on its prototype. */
 const shared = (kind: BNodeKind): PropertyDescriptorMap => ({ kind: { value: kind }, range: { get: rangeOf } });
-Object.defineProperties(Scalar.prototype, shared('scalar'));
+Object.defineProperties(Scalar.prototype, {
+  ...shared('scalar'),
+  tag: { value: undefined },
+  tagRange: { value: undefined },
+  anchor: { value: undefined },
+});
+Object.defineProperties(TaggedScalar.prototype, shared('scalar'));
 Object.defineProperties(Mapping.prototype, shared('map'));
 Object.defineProperties(Sequence.prototype, shared('seq'));
 Object.defineProperties(Alias.prototype, shared('alias'));
@@ -171,7 +199,9 @@ function withExtras<T extends NodeBase>(node: T, extras: NodeExtras | undefined)
 }
 
 export const scalarNode = (value: ScalarValue, start: number, end: number, extras?: NodeExtras): BScalar =>
-  withExtras(new Scalar(value, start, end), extras);
+  extras?.tag === undefined && extras?.tagRange === undefined && extras?.anchor === undefined
+    ? new Scalar(value, start, end)
+    : withExtras(new TaggedScalar(value, start, end), extras);
 
 export const mapNode = (entries: BEntry[], flow: boolean, start: number, end: number, extras?: NodeExtras): BMap =>
   withExtras(new Mapping(entries, flow, start, end), extras);
