@@ -95,9 +95,7 @@ function fitsTypeMask(node: BNode, mask: number): boolean {
   if (typeof value === 'boolean') return (mask & 8) !== 0;
   return (mask & 16) !== 0;
 }
-/** Whether a value is checked here: not deferred (`isDeferred`) and not too deep. */
-const applies = (node: BNode, depth: number): boolean =>
-  node.kind !== 'alias' && (node.tag === undefined || !node.tag.startsWith('!')) && depth <= MAX_DEPTH;
+
 const codePoints = (value: string): number => {
   let count = 0;
   for (const _ of value) count++;
@@ -178,23 +176,24 @@ function compileKeywords(schema: JsonObject, compile: (schema: unknown) => Check
   addNumberChecks(schema, checks, fail);
   addArrayChecks(schema, checks, fail, compile);
   addObjectChecks(schema, checks, fail, compile);
-  // One closure per count: most definitions have one or two checks, and a loop over them per value costs more than the checks.
+  // One closure per count: most definitions have one or two checks, and a loop over them per value
+  // costs more than the checks. Each leaves out what `isDeferred` says (inline: a call per value costs too).
   const [first, second] = checks;
   if (!first) return () => {};
   if (!second) {
     return (node, depth, report) => {
-      if (applies(node, depth)) first(node, depth, report);
+      if (node.kind !== 'alias' && !node.tag?.startsWith('!') && depth <= MAX_DEPTH) first(node, depth, report);
     };
   }
   if (checks.length === 2) {
     return (node, depth, report) => {
-      if (!applies(node, depth)) return;
+      if (node.kind === 'alias' || node.tag?.startsWith('!') || depth > MAX_DEPTH) return;
       first(node, depth, report);
       second(node, depth, report);
     };
   }
   return (node, depth, report) => {
-    if (!applies(node, depth)) return;
+    if (node.kind === 'alias' || node.tag?.startsWith('!') || depth > MAX_DEPTH) return;
     for (let i = 0; i < checks.length; i++) checks[i]!(node, depth, report);
   };
 }
@@ -327,7 +326,13 @@ function fieldName(key: BNode): string | undefined {
 
 /** Whether an entry after `index` (any entry, from -1) has the field `name`. */
 function laterHas(entries: readonly { key: BNode }[], index: number, name: string): boolean {
-  for (let i = index + 1; i < entries.length; i++) if (fieldName(entries[i]!.key) === name) return true;
+  // `fieldName(key) === name`, written out: every key of a mapping is compared with every later one.
+  for (let i = index + 1; i < entries.length; i++) {
+    const key = entries[i]!.key;
+    if (key.kind !== 'scalar') continue;
+    const value = key.value;
+    if ((typeof value === 'string' ? value === name : String(value) === name) && !key.tag?.startsWith('!')) return true;
+  }
   return false;
 }
 
