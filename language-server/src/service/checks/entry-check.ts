@@ -1,5 +1,5 @@
 import { problem, schemaCodes, withSuggestions, type Problem } from '../problem.ts';
-import type { BMap, BNode } from '../reading/blueprint-node.ts';
+import type { BEntry, BNode } from '../reading/blueprint-node.ts';
 import { findEntry, firstLine, isDeferred, keyName } from '../reading/node-queries.ts';
 import { caseSensitivePart, type ModelInfo, type SchemaIndex } from '../schema/schema-index.ts';
 import type { Check } from './check.ts';
@@ -38,9 +38,21 @@ function validateEntry(node: BNode, index: SchemaIndex, problems: Problem[]): vo
   }
 
   const keys = model?.entryKeys ?? index.entryKeys;
-  for (const entry of node.entries) {
+  // The entry's other parts are found in the same pass over its keys (as `findEntry` finds them:
+  // the last one wins): one loop per entry instead of one per part.
+  let state: BEntry | undefined;
+  let conditions: BEntry | undefined;
+  const parts: ModelParts = { identifiers: undefined, attrs: undefined, permissions: undefined };
+  for (let i = 0; i < node.entries.length; i++) {
+    const entry = node.entries[i]!;
     const name = keyName(entry);
-    if (name === undefined || keys.includes(name)) continue;
+    if (name === undefined) continue;
+    if (name === 'state') state = entry;
+    else if (name === 'conditions') conditions = entry;
+    else if (name === 'identifiers') parts.identifiers = entry;
+    else if (name === 'attrs') parts.attrs = entry;
+    else if (name === 'permissions') parts.permissions = entry;
+    if (keys.includes(name)) continue;
     const owner = model ? `An entry of ${model.name}` : 'An entry';
     const suggestion = suggest(name, keys);
     const message = `${owner} has no key '${name}'.${hint(suggestion)}`;
@@ -49,23 +61,27 @@ function validateEntry(node: BNode, index: SchemaIndex, problems: Problem[]): vo
     );
   }
 
-  const state = findEntry(node, 'state');
   if (state && keys.includes('state')) checkState(state.value, model?.stateValues ?? index.stateValues, problems);
-  const conditions = findEntry(node, 'conditions');
   if (conditions && keys.includes('conditions')) checkConditions(conditions.value, problems);
 
   if (!model || !modelEntry || !modelKnown) return;
-  checkModelParts(node, model, modelEntry.range, index, problems);
+  checkModelParts(parts, model, modelEntry.range, index, problems);
+}
+
+/** The keys of an entry that its model's checks read. */
+interface ModelParts {
+  identifiers: BEntry | undefined;
+  attrs: BEntry | undefined;
+  permissions: BEntry | undefined;
 }
 
 function checkModelParts(
-  node: BMap,
+  { identifiers, attrs, permissions }: ModelParts,
   model: ModelInfo,
   modelRange: [number, number],
   index: SchemaIndex,
   problems: Problem[],
 ): void {
-  const identifiers = findEntry(node, 'identifiers');
   const hasIdentifiers = model.entryKeys.includes('identifiers');
   if (!identifiers && model.identifiersRequired) {
     const message = `An entry of ${model.name} needs identifiers: the fields that find the existing object.`;
@@ -78,12 +94,10 @@ function checkModelParts(
       problems.push(problem(codes, 'identifiers-empty', value.range, message));
     } else validateFields('identifiers', value, model, index, problems);
   }
-  const attrs = findEntry(node, 'attrs');
   if (attrs && model.entryKeys.includes('attrs')) validateFields('attrs', attrs.value, model, index, problems);
   if (!hasIdentifiers && !model.identifiersRequired && model.fieldNames.includes('identifiers')) {
     checkAttrsIdentifiers(attrs?.value, model, modelRange, problems);
   }
-  const permissions = findEntry(node, 'permissions');
   if (permissions && model.entryKeys.includes('permissions')) validatePermissions(permissions.value, model, problems);
 }
 

@@ -1,6 +1,6 @@
 import { problem, serviceCodes, type Problem } from '../problem.ts';
 import type { BEntry, BNode } from '../reading/blueprint-node.ts';
-import { findEntry, isDeferred, keyName } from '../reading/node-queries.ts';
+import { isDeferred, keyName } from '../reading/node-queries.ts';
 import { lineIndexOf } from '../reading/text-document.ts';
 import type { SchemaIndex } from '../schema/schema-index.ts';
 import type { Check } from './check.ts';
@@ -69,18 +69,27 @@ function selectionOf(entry: BNode, index: SchemaIndex, text: string): Selection 
 
 function readSelection(entry: BNode, index: SchemaIndex, text: string): Selection | undefined {
   if (entry.kind !== 'map' || isDeferred(entry)) return undefined;
-  const modelNode = findEntry(entry, 'model')?.value;
+  // model, identifiers, conditions and state in one pass over the keys, as `findEntry` finds them (the last one wins).
+  let modelNode: BNode | undefined;
+  let identifiers: BEntry | undefined;
+  let conditions: BNode | undefined;
+  let state: BNode | undefined;
+  for (let i = 0; i < entry.entries.length; i++) {
+    const item = entry.entries[i]!;
+    const name = keyName(item);
+    if (name === 'model') modelNode = item.value;
+    else if (name === 'identifiers') identifiers = item;
+    else if (name === 'conditions') conditions = item.value;
+    else if (name === 'state') state = item.value;
+  }
   if (modelNode?.kind !== 'scalar' || isDeferred(modelNode) || typeof modelNode.value !== 'string') return undefined;
   const model = index.lookupModel(modelNode.value).model;
-  const identifiers = findEntry(entry, 'identifiers');
   if (!model || !identifiers) return undefined;
   const map = identifiers.value;
   if (map.kind !== 'map' || isDeferred(map) || map.entries.length === 0) return undefined;
-  const conditions = findEntry(entry, 'conditions')?.value;
   if (conditions && !(conditions.kind === 'seq' && !isDeferred(conditions) && conditions.items.every(isLiteralTrue))) {
     return undefined;
   }
-  const state = findEntry(entry, 'state')?.value;
   if (state && (state.kind !== 'scalar' || isDeferred(state))) return undefined;
   const stateName = state ? String(state.value) : 'present';
   const parts: string[] = [];

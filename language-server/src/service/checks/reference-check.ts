@@ -1,7 +1,7 @@
 import { problem, referenceCodes, withSuggestions, type Problem } from '../problem.ts';
 import { keyOfIdRange } from '../reading/blueprint-entries.ts';
-import type { BMap, BNode } from '../reading/blueprint-node.ts';
-import { findEntry, isDeferred } from '../reading/node-queries.ts';
+import type { BMap, BNode, BScalar } from '../reading/blueprint-node.ts';
+import { findEntry, isDeferred, keyName } from '../reading/node-queries.ts';
 import { lineIndexOf, type LineIndex } from '../reading/text-document.ts';
 import type { Check } from './check.ts';
 import { hint, suggest } from './suggestions.ts';
@@ -57,12 +57,13 @@ function collectReferenceProblems(root: BNode | undefined, text: string | undefi
 
   // Positions of the entries with each id, in document order.
   const positionsById = new Map<string, number[]>();
-  entries.forEach((entry, position) => {
-    if (entry.id === undefined) return;
-    const positions = positionsById.get(entry.id);
+  for (let position = 0; position < entries.length; position++) {
+    const id = entries[position]!.id;
+    if (id === undefined) continue;
+    const positions = positionsById.get(id);
     if (positions) positions.push(position);
-    else positionsById.set(entry.id, [position]);
-  });
+    else positionsById.set(id, [position]);
+  }
 
   // Only entries that create an object compete for `!KeyOf`: an absent or skipped one is no rival.
   for (const positions of positionsById.values()) {
@@ -83,9 +84,10 @@ function collectReferenceProblems(root: BNode | undefined, text: string | undefi
     firstDynamic: entries.findIndex((entry) => entry.dynamic),
     text,
   };
-  entries.forEach((entry, position) => {
-    for (const reference of entry.references) checkKeyOf(reference, position, context, problems);
-  });
+  for (let position = 0; position < entries.length; position++) {
+    const references = entries[position]!.references;
+    for (let i = 0; i < references.length; i++) checkKeyOf(references[i]!, position, context, problems);
+  }
 }
 
 interface ReferenceContext {
@@ -145,13 +147,17 @@ function entriesOf(root: BNode): EntryInfo[] {
   if (!entries) return [];
   const groups =
     entries.kind === 'map' && !isDeferred(entries) ? entries.entries.map((entry) => entry.value) : [entries];
-  return groups.flatMap((group): EntryInfo[] => {
+  const found: EntryInfo[] = [];
+  for (const group of groups) {
     if (group.kind !== 'seq' || isDeferred(group)) {
       // A computed group may define any id.
-      return group.kind === 'scalar' && !isDeferred(group) ? [] : [dynamicEntry(group)];
+      if (group.kind !== 'scalar' || isDeferred(group)) found.push(dynamicEntry(group));
+      continue;
     }
-    return group.items.map(entryInfo);
-  });
+    const items = group.items;
+    for (let i = 0; i < items.length; i++) found.push(entryInfo(items[i]!));
+  }
+  return found;
 }
 
 function dynamicEntry(node: BNode): EntryInfo {
@@ -168,23 +174,36 @@ function entryInfo(node: BNode): EntryInfo {
 
 function readEntryInfo(node: BNode): EntryInfo {
   if (node.kind !== 'map' || isDeferred(node)) return dynamicEntry(node);
-  const idNode = findEntry(node, 'id')?.value;
-  const literal = idNode && idNode.kind === 'scalar' && !isDeferred(idNode) && idNode.value !== null;
+  // id, state and conditions in one pass over the keys, as `findEntry` finds them (the last one wins).
+  let idNode: BNode | undefined;
+  let state: BNode | undefined;
+  let conditions: BNode | undefined;
+  for (let i = 0; i < node.entries.length; i++) {
+    const entry = node.entries[i]!;
+    const name = keyName(entry);
+    if (name === 'id') idNode = entry.value;
+    else if (name === 'state') state = entry.value;
+    else if (name === 'conditions') conditions = entry.value;
+  }
+  const literal =
+    idNode?.kind === 'scalar' && !isDeferred(idNode) && idNode.value !== null ? (idNode as BScalar) : undefined;
   return {
     node,
-    id: literal ? String(idNode.value) : undefined,
-    idNode: literal ? idNode : undefined,
+    id: literal ? String(literal.value) : undefined,
+    idNode: literal,
     dynamic: idNode !== undefined && isDeferred(idNode),
-    outcome: outcomeOf(node),
+    outcome: outcomeFrom(state, conditions),
     references: collectKeyOfs(node),
   };
 }
 
 /** What an entry leaves for `!KeyOf`: an object, nothing (`state: absent`), or nothing because skipped. */
 export function outcomeOf(node: BMap): Outcome {
-  const state = findEntry(node, 'state')?.value;
+  return outcomeFrom(findEntry(node, 'state')?.value, findEntry(node, 'conditions')?.value);
+}
+
+function outcomeFrom(state: BNode | undefined, conditions: BNode | undefined): Outcome {
   if (state?.kind === 'scalar' && !isDeferred(state) && state.value === 'absent') return 'absent';
-  const conditions = findEntry(node, 'conditions')?.value;
   if (conditions?.kind === 'seq' && !isDeferred(conditions)) {
     if (conditions.items.some((item) => item.kind === 'scalar' && !isDeferred(item) && !item.value)) return 'skipped';
   }
@@ -203,6 +222,12 @@ export function keyOfNodes(root: BNode): readonly BNode[] {
   return entryInfoMemo.get(root)?.references ?? collectKeyOfs(root);
 }
 
+/** The common answer, shared: most entries hold no `!KeyOf`. */
+const NO_REFERENCES: readonly BNode[] = [];
+
 function collectKeyOfs(root: BNode): readonly BNode[] {
-  return taggedNodes(root).filter((node) => node.tag === '!KeyOf');
+  const tagged = taggedNodes(root);
+  let found: BNode[] | undefined;
+  for (let i = 0; i < tagged.length; i++) if (tagged[i]!.tag === '!KeyOf') (found ??= []).push(tagged[i]!);
+  return found ?? NO_REFERENCES;
 }

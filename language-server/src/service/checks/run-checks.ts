@@ -43,11 +43,11 @@ export function runChecks(
       if (!found) {
         // One array per entry, shared by its checks.
         const fresh: Problem[] = [];
-        for (const check of entryChecks) check.checkEntry!(entry, nothingChecked, fresh);
+        for (let i = 0; i < entryChecks.length; i++) entryChecks[i]!.checkEntry!(entry, nothingChecked, fresh);
         if (item) item.checks = fresh;
         found = fresh;
       }
-      for (const each of found) problems.push(each);
+      for (let i = 0; i < found.length; i++) problems.push(found[i]!);
     });
     const entriesChecked: CheckContext = { index, text, checked };
     for (const check of blueprintChecks) check.checkBlueprint!(parsed.root, entriesChecked, problems);

@@ -23,9 +23,21 @@ export function taggedNodes(root: BNode, skip: ReadonlySet<BNode> = NO_NODES): r
     const node = pending.pop()!;
     if (skip.has(node)) continue;
     if (node.tag !== undefined) found.push(node);
-    if (node.kind === 'seq') for (let i = node.items.length - 1; i >= 0; i--) pending.push(node.items[i]!);
-    else if (node.kind === 'map') {
-      for (let i = node.entries.length - 1; i >= 0; i--) pending.push(node.entries[i]!.value, node.entries[i]!.key);
+    // Untagged scalars (every key, most values) can hold no tagged node: they are passed over
+    // instead of pushed and popped, and the order stays. Tested inline: a call per node costs more.
+    if (node.kind === 'seq') {
+      const items = node.items;
+      for (let i = items.length - 1; i >= 0; i--) {
+        const item = items[i]!;
+        if (item.tag !== undefined || item.kind === 'seq' || item.kind === 'map') pending.push(item);
+      }
+    } else if (node.kind === 'map') {
+      const entries = node.entries;
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const { key, value } = entries[i]!;
+        if (value.tag !== undefined || value.kind === 'seq' || value.kind === 'map') pending.push(value);
+        if (key.tag !== undefined || key.kind === 'seq' || key.kind === 'map') pending.push(key);
+      }
     }
   }
   // Kept as long as the entry: a copy of its own length (a pushed-to array keeps room for 17).

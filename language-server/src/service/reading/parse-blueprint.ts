@@ -64,18 +64,21 @@ export function parseBlueprint(text: string, options: ParseBlueprintOptions = {}
   const reusable = options.previous ? unchangedItems(options.previous, text) : undefined;
   const cache = new ParseCache(text);
   const keep = (item: CachedItem): void => {
-    for (const found of item.problems) problems.push(found);
+    for (let i = 0; i < item.problems.length; i++) problems.push(item.problems[i]!);
     cache.add(item);
   };
   try {
     const root = readYamlFast(text, problems, {
       itemDepth: ITEM_DEPTH,
       maxNesting: MAX_NESTING,
-      reuse: (start) => {
-        const item = reusable?.(start);
-        if (item) keep(item);
-        return item;
-      },
+      // A first parse has nothing to reuse: no call per item to find that out.
+      ...(reusable && {
+        reuse: (start: number) => {
+          const item = reusable(start);
+          if (item) keep(item);
+          return item;
+        },
+      }),
       item: (start, end, read) => {
         const item = readItem(text, start, end, format, problems, read);
         keep(item);

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { BNode } from '../reading/blueprint-node.ts';
 import { escapePointer, resolvePointer } from './json-pointer.ts';
-import { fitsTypeNames, typeNames } from './schema-types.ts';
+import { typeNames } from './schema-types.ts';
 
 /** A schema error as Ajv words it (keyword, instancePath, params), whoever found it. */
 export type FieldError = Pick<ErrorObject, 'keyword' | 'instancePath' | 'params'> & { message?: string };
@@ -77,6 +77,25 @@ export function formatPlugin(): Plugin<unknown> {
 }
 
 const isDeferred = (node: BNode): boolean => node.kind === 'alias' || node.tag?.startsWith('!') === true;
+
+// JSON types as bits: a `type` keyword becomes one mask, and a value is tested against it with no
+// loop or call (every value of every entry is, in code V8 has not optimised yet).
+const typeBits: Readonly<Record<string, number>> = {
+  string: 1, number: 2, integer: 4, boolean: 8, null: 16, object: 32, array: 64,
+}; // prettier-ignore
+
+/** Whether an untagged node fits the types of `mask`: the answers of `fitsTypeNames` (schema-types.ts). */
+function fitsTypeMask(node: BNode, mask: number): boolean {
+  if (node.kind === 'map') return (mask & 32) !== 0;
+  if (node.kind === 'seq') return (mask & 64) !== 0;
+  if (node.kind !== 'scalar') return true;
+  const value = node.value;
+  if (typeof value === 'string') return (mask & 1) !== 0;
+  if (typeof value === 'number') return (mask & 2) !== 0 || ((mask & 4) !== 0 && Number.isInteger(value));
+  if (typeof value === 'boolean') return (mask & 8) !== 0;
+  return (mask & 16) !== 0;
+}
+
 const codePoints = (value: string): number => {
   let count = 0;
   for (const _ of value) count++;
@@ -139,10 +158,9 @@ function compileKeywords(schema: JsonObject, compile: (schema: unknown) => Check
 
   const { type } = schema;
   if (type !== undefined) {
-    const names = typeNames(type);
+    const mask = typeNames(type).reduce((bits, name) => bits | (typeBits[name] ?? 0), 0);
     checks.push((node, _depth, report) => {
-      if (!fitsTypeNames(node, names))
-        fail(report, node, 'type', { type: Array.isArray(type) ? type.join(',') : type });
+      if (!fitsTypeMask(node, mask)) fail(report, node, 'type', { type: Array.isArray(type) ? type.join(',') : type });
     });
   }
   if (Array.isArray(schema.enum)) {
@@ -158,9 +176,25 @@ function compileKeywords(schema: JsonObject, compile: (schema: unknown) => Check
   addNumberChecks(schema, checks, fail);
   addArrayChecks(schema, checks, fail, compile);
   addObjectChecks(schema, checks, fail, compile);
+  // One closure per count: most definitions have one or two checks, and a loop over them per value
+  // costs more than the checks. Each leaves out what `isDeferred` says (inline: a call per value costs too).
+  const [first, second] = checks;
+  if (!first) return () => {};
+  if (!second) {
+    return (node, depth, report) => {
+      if (node.kind !== 'alias' && !node.tag?.startsWith('!') && depth <= MAX_DEPTH) first(node, depth, report);
+    };
+  }
+  if (checks.length === 2) {
+    return (node, depth, report) => {
+      if (node.kind === 'alias' || node.tag?.startsWith('!') || depth > MAX_DEPTH) return;
+      first(node, depth, report);
+      second(node, depth, report);
+    };
+  }
   return (node, depth, report) => {
-    if (isDeferred(node) || depth > MAX_DEPTH) return;
-    for (const check of checks) check(node, depth, report);
+    if (node.kind === 'alias' || node.tag?.startsWith('!') || depth > MAX_DEPTH) return;
+    for (let i = 0; i < checks.length; i++) checks[i]!(node, depth, report);
   };
 }
 
@@ -195,14 +229,19 @@ function addStringChecks(schema: JsonObject, checks: Check[], fail: Fail): void 
   }
 }
 
+/**
+ * The bounds of a number, made once: compiling the ~1,000 definitions of a schema runs this setup
+ * often enough for V8 to optimise it, and a table made per call made that work larger.
+ */
+const numberLimits: readonly [keyword: string, broken: (value: number, limit: number) => boolean][] = [
+  ['minimum', (value, limit) => value < limit],
+  ['maximum', (value, limit) => value > limit],
+  ['exclusiveMinimum', (value, limit) => value <= limit],
+  ['exclusiveMaximum', (value, limit) => value >= limit],
+];
+
 function addNumberChecks(schema: JsonObject, checks: Check[], fail: Fail): void {
-  const limits: [keyword: string, broken: (value: number, limit: number) => boolean][] = [
-    ['minimum', (value, limit) => value < limit],
-    ['maximum', (value, limit) => value > limit],
-    ['exclusiveMinimum', (value, limit) => value <= limit],
-    ['exclusiveMaximum', (value, limit) => value >= limit],
-  ];
-  for (const [keyword, broken] of limits) {
+  for (const [keyword, broken] of numberLimits) {
     const limit = schema[keyword];
     if (typeof limit !== 'number') continue;
     checks.push((node, _depth, report) => {
@@ -217,19 +256,22 @@ function addArrayChecks(schema: JsonObject, checks: Check[], fail: Fail, compile
   const { items, minItems, maxItems } = schema;
   if (Array.isArray(items)) throw new UnsupportedSchema('items');
   const itemCheck = items === undefined ? undefined : compile(items);
+  // Without any of the three it would check nothing: no call for it on every value.
+  if (!itemCheck && typeof minItems !== 'number' && typeof maxItems !== 'number') return;
   checks.push((node, depth, report) => {
     if (node.kind !== 'seq') return;
     const count = node.items.length;
     if (typeof minItems === 'number' && count < minItems) fail(report, node, 'minItems', { limit: minItems });
     if (typeof maxItems === 'number' && count > maxItems) fail(report, node, 'maxItems', { limit: maxItems });
     if (!itemCheck) return;
-    node.items.forEach((item, i) => {
+    for (let i = 0; i < count; i++) {
+      const item = node.items[i]!;
       const before = report.errors.length;
       report.path.push(i);
       itemCheck(item, depth + 1, report);
       if (report.errors.length > before) noteOrigin(report, { node: item });
       report.path.pop();
-    });
+    }
   });
 }
 
@@ -244,13 +286,14 @@ function addObjectChecks(schema: JsonObject, checks: Check[], fail: Fail, compil
   checks.push((node, depth, report) => {
     if (node.kind !== 'map') return;
     const entries = node.entries;
-    for (const name of required) {
-      if (!entries.some((entry) => fieldName(entry.key) === name)) {
-        fail(report, node, 'required', { missingProperty: name });
-      }
+    for (let r = 0; r < required.length; r++) {
+      const name = required[r]!;
+      if (!laterHas(entries, -1, name)) fail(report, node, 'required', { missingProperty: name });
     }
     for (let i = 0; i < entries.length; i++) {
-      const { key, value } = entries[i]!;
+      const entry = entries[i]!;
+      const key = entry.key;
+      const value = entry.value;
       const name = fieldName(key);
       // The last of repeated keys wins, as in the loaded data.
       if (name === undefined || laterHas(entries, i, name)) continue;
@@ -276,11 +319,20 @@ function addObjectChecks(schema: JsonObject, checks: Check[], fail: Fail, compil
 
 /** A mapping key as a field name; tagged keys are resolved at apply time and are not checked. */
 function fieldName(key: BNode): string | undefined {
-  return key.kind === 'scalar' && !key.tag?.startsWith('!') ? String(key.value) : undefined;
+  if (key.kind !== 'scalar' || (key.tag !== undefined && key.tag.startsWith('!'))) return undefined;
+  const value = key.value;
+  return typeof value === 'string' ? value : String(value);
 }
 
+/** Whether an entry after `index` (any entry, from -1) has the field `name`. */
 function laterHas(entries: readonly { key: BNode }[], index: number, name: string): boolean {
-  for (let i = index + 1; i < entries.length; i++) if (fieldName(entries[i]!.key) === name) return true;
+  // `fieldName(key) === name`, written out: every key of a mapping is compared with every later one.
+  for (let i = index + 1; i < entries.length; i++) {
+    const key = entries[i]!.key;
+    if (key.kind !== 'scalar') continue;
+    const value = key.value;
+    if ((typeof value === 'string' ? value === name : String(value) === name) && !key.tag?.startsWith('!')) return true;
+  }
   return false;
 }
 

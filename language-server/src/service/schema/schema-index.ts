@@ -154,6 +154,8 @@ export function createSchemaIndex(schema: object): SchemaIndex {
     if (info && !models.has(info.name)) models.set(info.name, info);
   }
   const modelNames = [...models.keys()];
+  // The lookup of a name written exactly is made for every entry by several checks: one answer per model, made once.
+  const exactly = new Map([...models].map(([name, model]) => [name, { model, caseMismatch: false }]));
   const byLower = new Map(modelNames.map((name) => [name.toLowerCase(), models.get(name)!]));
   const entryKeys = [...new Set([...models.values()].flatMap((model) => model.entryKeys))];
   const stateValues = [...new Set([...models.values()].flatMap((model) => model.stateValues))];
@@ -185,8 +187,8 @@ export function createSchemaIndex(schema: object): SchemaIndex {
     models,
     modelNames,
     lookupModel(name) {
-      const exact = models.get(name);
-      if (exact) return { model: exact, caseMismatch: false };
+      const exact = exactly.get(name);
+      if (exact) return exact;
       const folded = byLower.get(name.toLowerCase());
       if (folded) return { model: folded, caseMismatch: true };
       return { model: undefined, suggestions: nearest(name, modelNames) };
