@@ -8,6 +8,7 @@ import type { StagedCounts } from './import-staging.ts';
  * The life of an import, all of its transitions in this file:
  *
  *   (new) | pending --create, PATCH--> staging --job--> pending (or on to importing: publish on create)
+ *   staging --job--> complete (a transaction import published on create: written as it is read)
  *   pending --publish--> importing --job--> complete | failed
  *   complete | revert_failed --revert--> reverting --job--> pending | revert_failed
  *   pending | failed --7 days untouched--> expired
@@ -70,7 +71,7 @@ export async function finishStaging(
   const onward = publish && !publishProblem({ status: 'pending', ...counts });
   await sqlOn(target)(
     `update imports set rows_count = ?, valid_rows_count = ?, invalid_rows_count = ?, error = ?,
-       publish_when_read = false, updated_at = now(),
+       publish_when_read = false, imported_count = 0, updated_at = now(),
        status = case when ? then 'importing' else 'pending' end,
        queued_at = case when ? then clock_timestamp() end, holds_turn = ?
      where id = ?::uuid`,
@@ -79,13 +80,28 @@ export async function finishStaging(
   if (onward) await queueTurnJob(target, familyId, id, 'importing', settings);
 }
 
+/** staging -> complete: a CSV published on create was written as it was read (import-stage.task.ts). */
+export async function finishStagingWritten(
+  target: SqlTarget,
+  id: string,
+  counts: StagedCounts,
+  imported: number,
+): Promise<void> {
+  await sqlOn(target)(
+    `update imports set rows_count = ?, valid_rows_count = ?, invalid_rows_count = ?, error = null,
+       publish_when_read = false, status = 'complete', ${LEAVE_TURN}, imported_count = ?, updated_at = now()
+     where id = ?::uuid`,
+    [counts.rows_count, counts.valid_rows_count, counts.invalid_rows_count, imported, id],
+  );
+}
+
 /** staging -> pending without rows, saying why the CSV could not be read (a file problem, a limit, a timeout). */
 export async function failStaging(target: SqlTarget, id: string, reason: string): Promise<void> {
   const run = sqlOn(target);
   await run('delete from import_rows where import_id = ?::uuid', [id]);
   await run(
     `update imports set status = 'pending', ${LEAVE_TURN}, rows_count = 0, valid_rows_count = 0,
-       invalid_rows_count = 0, error = ?, publish_when_read = false, updated_at = now()
+       invalid_rows_count = 0, imported_count = 0, error = ?, publish_when_read = false, updated_at = now()
      where id = ?::uuid and status = 'staging'`,
     [reason, id],
   );

@@ -1,16 +1,15 @@
-import { queueAccountSync, queueStaleSyncs } from '../accounts/account-sync.ts';
 import { balanceBoundRefusal } from '../balances/balance-bound.ts';
 import type { ImportSettings } from '../config.ts';
 import { inTransaction, isQueryCanceled, sqlOn } from '../core/sql.ts';
 import { failImporting, finishImporting } from './import-lifecycle.ts';
 import { turnTask } from './import-turns.ts';
-import { ImportDataError, type ImportJob, type WriteOutcome } from './writers/import-writer.ts';
+import { ImportDataError, queueSyncs, writeAll, type ImportJob, type WriteOutcome } from './writers/import-writer.ts';
 import { writeAccounts } from './writers/account-writer.ts';
 import { writeCategories } from './writers/category-writer.ts';
 import { writeExchangeRates } from './writers/exchange-rate-writer.ts';
 import { writeRules } from './writers/rule-writer.ts';
 import { writeTrades } from './writers/trade-writer.ts';
-import { writeTransactions } from './writers/transaction-writer.ts';
+import { transactionWriter } from './writers/transaction-writer.ts';
 
 interface ImportToProcess {
   family_id: string;
@@ -23,8 +22,8 @@ interface ImportToProcess {
 
 /** The writer of each import type. */
 const WRITERS: Record<string, (job: ImportJob) => Promise<WriteOutcome>> = {
-  TransactionImport: (job) => writeTransactions(job, false),
-  ExternalImport: (job) => writeTransactions(job, true),
+  TransactionImport: (job) => writeAll(job, transactionWriter(false)),
+  ExternalImport: (job) => writeAll(job, transactionWriter(true)),
   TradeImport: writeTrades,
   AccountImport: writeAccounts,
   CategoryImport: writeCategories,
@@ -84,8 +83,7 @@ export function importProcessTask(settings: ImportSettings) {
             run,
             progress,
           });
-          for (const accountId of outcome.accounts) await queueAccountSync(client, accountId);
-          if (outcome.staleSyncs) await queueStaleSyncs(client, record.family_id);
+          await queueSyncs(client, record.family_id, outcome);
           await finishImporting(client, importId, outcome.imported);
         },
         { statementTimeoutMs: settings.statementTimeoutMs },

@@ -33,12 +33,27 @@ async function insertBatch(run: Sql, importId: string, rows: string[]): Promise<
   );
 }
 
+/** Staged batches the reading may run ahead of the connection (memory stays bounded: a few MB of JSON). */
+const AHEAD = 8;
+
+/**
+ * Writes staged rows as they are stored (publish on create): `range` is called, on the staging
+ * transaction's connection, for rows `from`..`to` once they are stored, about every `every` rows,
+ * for as long as every row read so far is valid.
+ */
+export interface WriteAsRead {
+  every: number;
+  range(from: number, to: number): Promise<void>;
+}
+
 /**
  * Reads the CSV with the import's configuration and stores its rows (replacing earlier ones), in
  * the caller's transaction, streaming in batches: what `listImportRows` shows and the job writes.
  * An AccountImport's rows naming an account that is taken are then flagged (`account-names.ts`).
  * A file that cannot be read at all, or holds more rows or bytes than `limits` allow, throws an
  * ImportFileProblem as soon as that is known: the caller rolls back, so nothing stays staged.
+ * With `write`, stored rows are also written while the next are read; the caller finds whether
+ * all were in the counts (no invalid row, no error).
  */
 export async function stageRows(
   run: Sql,
@@ -47,18 +62,35 @@ export async function stageRows(
   text: string,
   context: ReadContext,
   limits: StagingLimits,
+  write?: WriteAsRead,
 ): Promise<StagedCounts> {
   await run('delete from import_rows where import_id = ?::uuid', [importId]);
   const counts: StagedCounts = { rows_count: 0, valid_rows_count: 0, invalid_rows_count: 0, error: null };
   let staged = 0;
   let batch: string[] = [];
-  // One batch is stored while the next is read: PostgreSQL and the CSV parsing each take a core.
-  let storing: Promise<void> = Promise.resolve();
+  // The connection's work in order (store a batch, write a range); the reading runs ahead of it by
+  // at most AHEAD steps, so PostgreSQL and the CSV parsing each keep a core busy.
+  let tail: Promise<void> = Promise.resolve();
+  const steps: Promise<void>[] = [];
+  const enqueue = async (step: () => Promise<void>) => {
+    tail = tail.then(step);
+    // Awaited below and at the end; meanwhile a failure is not left unhandled.
+    tail.catch(() => undefined);
+    steps.push(tail);
+    if (steps.length > AHEAD) await steps.shift();
+  };
+  let writtenThrough = 0;
+  const writeStored = async (last: boolean) => {
+    if (!write || counts.invalid_rows_count > 0) return;
+    const from = writtenThrough + 1;
+    const to = counts.rows_count;
+    if (to < from || (!last && to - writtenThrough < write.every)) return;
+    writtenThrough = to;
+    await enqueue(() => write.range(from, to));
+  };
   const store = async (rows: string[]) => {
-    await storing;
-    storing = insertBatch(run, importId, rows);
-    // Awaited before the next batch and at the end; meanwhile a failure is not left unhandled.
-    storing.catch(() => undefined);
+    await enqueue(() => insertBatch(run, importId, rows));
+    await writeStored(false);
   };
   const rows = readImportRows(text, context);
   try {
@@ -82,11 +114,12 @@ export async function stageRows(
       }
     }
     if (batch.length) await store(batch);
+    await writeStored(true);
   } finally {
-    // A file problem found while a batch is being stored: the caller rolls back once it is done.
-    await storing.catch(() => undefined);
+    // A file problem found while the connection works: the caller rolls back once it is done.
+    await tail.catch(() => undefined);
   }
-  await storing;
+  await tail;
   if (context.type === 'AccountImport') {
     const flagged = await flagNameClashes(run, importId, familyId, rows.header('name') ?? 'name');
     counts.valid_rows_count -= flagged;

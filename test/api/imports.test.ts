@@ -331,6 +331,92 @@ describe('rows that cannot be read', () => {
   });
 });
 
+describe('published on create: written while it is read', () => {
+  // More rows than one written range (10,000), so that ranges are written before the last row is read.
+  const ROWS = 12_500;
+  const bigCsv = (last: string) =>
+    [
+      'date,amount,name,category,tags',
+      ...Array.from(
+        { length: ROWS - 1 },
+        (_, i) => `2023-05-${String((i % 28) + 1).padStart(2, '0')},-${i + 1},Big ${i},Read ${i % 3},t${i % 2}`,
+      ),
+      last,
+    ].join('\n');
+  const familyCounts = async () =>
+    (
+      await server.query<{ entries: number; categories: number; tags: number }>(
+        `select (select count(*) from entries where family_id = $1)::int as entries,
+                (select count(*) from categories where family_id = $1 and name like 'Read %')::int as categories,
+                (select count(*) from tags where family_id = $1 and name in ('t0', 't1'))::int as tags`,
+        [household.familyId],
+      )
+    )[0]!;
+
+  it('writes every row in the job that reads it and ends complete, with its categories and tags', async () => {
+    const detail = await createRead({
+      raw_file_content: bigCsv('2023-06-01,-7,Last,Read 0,t1'),
+      account_id: checking,
+      publish: 'true',
+    });
+    expect(detail).toMatchObject({
+      status: 'complete',
+      error: null,
+      rows_count: ROWS,
+      stats: { valid_rows_count: ROWS, invalid_rows_count: 0, imported_count: ROWS },
+    });
+    const [written] = await server.query<{ n: number; total: string; tagged: number }>(
+      `select count(*)::int as n, sum(e.amount)::text as total,
+              (select count(*) from taggings g join entries x on x.entryable_id = g.taggable_id where x.import_id = $1)::int as tagged
+       from entries e where e.import_id = $1`,
+      [detail.id],
+    );
+    // Stored sign: positive is money out. 1 + 2 + ... + 12,499, and the last row's 7.
+    expect(written).toEqual({ n: ROWS, total: `${((ROWS - 1) * ROWS) / 2 + 7}.0000`, tagged: ROWS });
+    expect((await rows(detail.id)).body.meta.total_count).toBe(ROWS);
+    expect((await revert(detail.id)).status).toBe(202);
+    await server.drainJobs();
+    expect(await importedEntries(detail.id)).toEqual([]);
+  });
+
+  it('keeps nothing it wrote when a row after the first range is invalid: pending with that row', async () => {
+    const before = await familyCounts();
+    const detail = await createRead({
+      raw_file_content: bigCsv('not a date,-7,Last,Read 9,t9'),
+      account_id: checking,
+      publish: 'true',
+    });
+    expect(detail).toMatchObject({
+      status: 'pending',
+      rows_count: ROWS,
+      stats: { valid_rows_count: ROWS - 1, invalid_rows_count: 1, imported_count: 0 },
+    });
+    expect(await importedEntries(detail.id)).toEqual([]);
+    expect(await familyCounts()).toEqual(before);
+    const invalid = await rows(detail.id, { valid: 'false' });
+    expect(invalid.body.data.map((row: { row_number: number }) => row.row_number)).toEqual([ROWS]);
+  });
+
+  it('fails as a publish would when a row after the first range is refused by the writer, writing nothing', async () => {
+    const before = await familyCounts();
+    // A tenth of a cent: readable, but finer than the euro's cents.
+    const detail = await createRead({
+      raw_file_content: bigCsv('2023-06-01,-7.001,Last,Read 0,t1'),
+      account_id: checking,
+      publish: 'true',
+    });
+    expect(detail).toMatchObject({
+      status: 'failed',
+      rows_count: ROWS,
+      stats: { valid_rows_count: ROWS, invalid_rows_count: 0, imported_count: 0 },
+    });
+    expect(detail.error).toMatch(new RegExp(`^Row ${ROWS}: `));
+    expect(await importedEntries(detail.id)).toEqual([]);
+    expect(await familyCounts()).toEqual(before);
+    expect((await rows(detail.id)).body.meta.total_count).toBe(ROWS);
+  });
+});
+
 describe('accounts of the rows', () => {
   it('go into the account each row names, in its currency unless the row says otherwise', async () => {
     const csv = [

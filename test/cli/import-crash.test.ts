@@ -30,7 +30,7 @@ it('a worker killed in the middle of an import leaves nothing; the next one writ
     key: household.writeKey,
     body: { raw_file_content: csv, account_id: account.body.data.id, publish: 'true' },
   });
-  // The worker reads the CSV, then writes it (publish on create).
+  // The worker writes the CSV as it reads it (publish on create), in one transaction.
   expect(created.body.data.status).toBe('staging');
   const id = created.body.data.id as string;
   const progress = async () =>
@@ -61,7 +61,7 @@ it('a worker killed in the middle of an import leaves nothing; the next one writ
     "the dead worker's lock to age",
   );
   const interrupted = await progress();
-  expect(interrupted.status).toBe('importing');
+  expect(interrupted.status).toBe('staging');
   expect(interrupted.imported_count).toBeLessThan(ROWS);
   // Nothing of the killed run's transaction remains.
   expect(await written()).toBe(0);

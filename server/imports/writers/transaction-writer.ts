@@ -1,6 +1,6 @@
 import { inputTable, writesFromTable } from '../../transactions/transaction.bulk-insert.ts';
 import { applyRulesToImport } from '../../rules/transaction-rules.ts';
-import { ImportDataError, inChunks, requireRowAccounts, type ImportJob, type WriteOutcome } from './import-writer.ts';
+import { ImportDataError, requireRowAccounts, type ImportJob, type RangeWriter } from './import-writer.ts';
 import { precisionMessage } from '../../core/money/decimal-input.ts';
 
 /**
@@ -8,40 +8,41 @@ import { precisionMessage } from '../../core/money/decimal-input.ts';
  * case). A TransactionImport names existing accounts only; another application's export
  * (ExternalImport) brings its accounts along, so missing ones are created (as the import's).
  */
-async function resolveAccounts(job: ImportJob, createMissing: boolean): Promise<void> {
+async function resolveAccounts(job: ImportJob, createMissing: boolean, from: number, to: number): Promise<void> {
   if (job.accountId) return;
   if (createMissing) {
     await job.run(
       `insert into accounts (id, family_id, name, account_type, currency, import_id)
        select gen_random_uuid(), ?::uuid, n.name, 'depository', coalesce(n.currency, ?), ?::uuid
        from (select distinct on (lower("values"->>'account')) "values"->>'account' as name, "values"->>'currency' as currency
-             from import_rows where import_id = ?::uuid order by lower("values"->>'account'), row_number) n
+             from import_rows where import_id = ?::uuid and row_number between ? and ?
+             order by lower("values"->>'account'), row_number) n
        on conflict (family_id, lower(name)) do nothing`,
-      [job.familyId, job.familyCurrency, job.id, job.id],
+      [job.familyId, job.familyCurrency, job.id, job.id, from, to],
     );
   }
-  await requireRowAccounts(job);
+  await requireRowAccounts(job, from, to);
 }
 
-/** Categories and tags the rows name, created when the family has none of that name (any case). */
-async function createNamedRecords(job: ImportJob): Promise<void> {
+/** Categories and tags the rows `from`..`to` name, created when the family has none of that name (any case). */
+async function createNamedRecords(job: ImportJob, from: number, to: number): Promise<void> {
   await job.run(
     `insert into categories (id, family_id, name, color, import_id)
      select gen_random_uuid(), ?::uuid, n.name, '#6172F3', ?::uuid
      from (select distinct on (lower("values"->>'category')) "values"->>'category' as name
-           from import_rows where import_id = ?::uuid and "values"->>'category' is not null
+           from import_rows where import_id = ?::uuid and row_number between ? and ? and "values"->>'category' is not null
            order by lower("values"->>'category'), row_number) n
      on conflict (family_id, lower(name)) do nothing`,
-    [job.familyId, job.id, job.id],
+    [job.familyId, job.id, job.id, from, to],
   );
   await job.run(
     `insert into tags (id, family_id, name, color, import_id)
      select gen_random_uuid(), ?::uuid, n.name, '#e99537', ?::uuid
      from (select distinct on (lower(t.name)) t.name
            from import_rows r cross join lateral jsonb_array_elements_text(r."values"->'tags') as t(name)
-           where r.import_id = ?::uuid order by lower(t.name), r.row_number) n
+           where r.import_id = ?::uuid and r.row_number between ? and ? order by lower(t.name), r.row_number) n
      on conflict (family_id, lower(name)) do nothing`,
-    [job.familyId, job.id, job.id],
+    [job.familyId, job.id, job.id, from, to],
   );
 }
 
@@ -76,8 +77,8 @@ async function fillInput(job: ImportJob, from: number, to: number): Promise<void
 
 /**
  * An amount finer than the minor unit of its currency is refused, as the transaction service
- * refuses it: rounding it would lose money. Checked on each chunk before it is written, so the
- * first such row of the import is the one named.
+ * refuses it: rounding it would lose money. Checked on each range before it is written, ranges in
+ * row order, so the first such row of the import is the one named.
  */
 async function checkPrecision(job: ImportJob): Promise<void> {
   const [fine] = await job.run<{ row_number: number; currency: string }>(
@@ -90,27 +91,34 @@ async function checkPrecision(job: ImportJob): Promise<void> {
 }
 
 /**
- * Writes the transactions of a TransactionImport or ExternalImport: set-based statements over the
- * staged rows, 10,000 rows at a time, each row one entry and one transaction with its category
- * and tags. Identical rows are separate transactions (docs/imports.md#writing).
+ * Writes the transactions of a TransactionImport or ExternalImport range by range: each range's
+ * accounts, categories and tags first, then its rows as typed input, then set-based statements,
+ * each row one entry and one transaction with its category and tags. Identical rows are separate
+ * transactions (docs/imports.md#writing).
  */
-export async function writeTransactions(job: ImportJob, external: boolean): Promise<WriteOutcome> {
-  await resolveAccounts(job, external);
-  await createNamedRecords(job);
-  await job.run(inputTable(INPUT, 'row_number int'));
-  const imported = await inChunks(job, async (from, to) => {
-    await fillInput(job, from, to);
-    await checkPrecision(job);
-    await job.run(WRITES.details);
-    await job.run(WRITES.tagged);
-    const [written] = await job.run<{ n: number }>(WRITES.written);
-    return written!.n;
-  });
-  // Rules of the family fill in what the rows leave empty (category, merchant, tags).
-  await applyRulesToImport(job.run, job.id, job.familyId);
-  const accounts = await job.run<{ account_id: string }>(
-    'select distinct account_id from entries where import_id = ?::uuid',
-    [job.id],
-  );
-  return { imported, accounts: accounts.map((row) => row.account_id) };
+export function transactionWriter(external: boolean): RangeWriter {
+  return {
+    begin: async (job) => {
+      await job.run(inputTable(INPUT, 'row_number int'));
+    },
+    range: async (job, from, to) => {
+      await resolveAccounts(job, external, from, to);
+      await createNamedRecords(job, from, to);
+      await fillInput(job, from, to);
+      await checkPrecision(job);
+      await job.run(WRITES.details);
+      await job.run(WRITES.tagged);
+      const [written] = await job.run<{ n: number }>(WRITES.written);
+      return written!.n;
+    },
+    end: async (job, imported) => {
+      // Rules of the family fill in what the rows leave empty (category, merchant, tags).
+      await applyRulesToImport(job.run, job.id, job.familyId);
+      const accounts = await job.run<{ account_id: string }>(
+        'select distinct account_id from entries where import_id = ?::uuid',
+        [job.id],
+      );
+      return { imported, accounts: accounts.map((row) => row.account_id) };
+    },
+  };
 }
