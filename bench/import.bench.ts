@@ -3,8 +3,8 @@
  * in `1.234,56`, names, categories, tags) from POST to `complete`, against the service in its own
  * process and a worker in this one, for a household with three years of history, on a database of
  * its own. In the same run: the limit (the same rows written into `entries` by one COPY), the
- * service's RSS growth while it imports, and the latency of a transaction list while the import
- * runs against idle.
+ * service's RSS growth while it imports, and the latency of a transaction list (probed PROBE_RATE
+ * times a second, beside the import and beside the COPY alike) against idle.
  * Writes bench/results/import.json and prints a Markdown table. See bench/README.md.
  */
 import { execFileSync } from 'node:child_process';
@@ -48,9 +48,17 @@ interface Sample {
   ms: number;
 }
 
+/** Lists per second while probing: a probe of latency, not a load beside the import (nor beside the COPY). */
+const PROBE_RATE = 20;
+
+/** One list every 1/PROBE_RATE s (or as soon as the previous answers, when it is late) until `until`. */
 async function listLatencies(baseUrl: string, key: string, until: () => boolean, max = 1000): Promise<Sample[]> {
   const samples: Sample[] = [];
+  const first = performance.now();
   while (!until() && samples.length < max) {
+    const due = first + (samples.length * 1000) / PROBE_RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const at = performance.now();
     const response = await fetch(`${baseUrl}/api/v1/transactions?per_page=25`, { headers: { 'x-api-key': key } });
     await response.arrayBuffer();
@@ -173,6 +181,8 @@ async function main() {
       if (status !== 'staging' && Number.isNaN(writingFrom)) writingFrom = performance.now();
     }
     const totalMs = performance.now() - started;
+    // Written as it was read (published on create): the whole job was `staging`.
+    if (Number.isNaN(writingFrom)) writingFrom = started + totalMs;
     done = true;
     clearInterval(sampler);
     const during = await busy;
@@ -185,7 +195,12 @@ async function main() {
     const afterMs = performance.now() - settled;
     log(`syncs and suggestions done ${round(afterMs)} ms after`);
 
+    // The same probe runs beside the COPY as beside the import: both share the machine alike.
+    let copying = true;
+    const probingCopy = listLatencies(service.baseUrl, key, () => !copying, 100_000);
     const copyMs = await copyLimit(database.url, familyId, copyAccount, text);
+    copying = false;
+    const duringCopy = await probingCopy;
     await pool.end();
 
     const serviceRate = rows / (totalMs / 1000);
@@ -211,6 +226,7 @@ async function main() {
       listLatencyMs: {
         idle: latencySummary(idle),
         duringImport: latencySummary(during),
+        duringCopy: latencySummary(duringCopy),
         // The two phases apart: the POST stores the CSV in the service, the jobs read and write it in the worker.
         duringPost: latencySummary(during.filter((sample) => sample.at < started + createdMs)),
         duringJob: latencySummary(during.filter((sample) => sample.at >= started + createdMs)),
@@ -226,7 +242,7 @@ async function main() {
         '|---|---:|---:|',
         `| end to end (POST to complete), rows/s | ${result.endToEnd.rowsPerSecond} | >= 30,000 |`,
         `| of which the POST (stores the CSV), ms | ${result.endToEnd.createMs} | |`,
-        `| of which reading (staging) / writing, ms | ${result.endToEnd.stagingMs} / ${result.endToEnd.writingMs} | |`,
+        `| of which staging (reading, and writing as it reads) / importing, ms | ${result.endToEnd.stagingMs} / ${result.endToEnd.writingMs} | |`,
         `| account syncs and transfer suggestions after complete, ms | ${result.endToEnd.syncsAfterMs} | |`,
         `| COPY of the same rows into entries, rows/s | ${result.copyLimit.rowsPerSecond} | |`,
         `| service / COPY | ${result.ofLimit}% | >= 60% (issue 30) |`,
@@ -234,6 +250,7 @@ async function main() {
         `| list p50 idle / during import, ms | ${result.listLatencyMs.idle.p50} / ${result.listLatencyMs.duringImport.p50} | within 2x |`,
         `| list p95 idle / during import, ms | ${result.listLatencyMs.idle.p95} / ${result.listLatencyMs.duringImport.p95} | |`,
         `| list p50 during the POST / the jobs, ms | ${result.listLatencyMs.duringPost.p50} / ${result.listLatencyMs.duringJob.p50} | |`,
+        `| list p50 / p95 during the COPY, ms | ${result.listLatencyMs.duringCopy.p50} / ${result.listLatencyMs.duringCopy.p95} | |`,
         '',
       ].join('\n'),
     );
