@@ -143,7 +143,10 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
   const itemHook = options.item;
   const reuseHook = options.reuse;
   const maxNesting = options.maxNesting ?? Infinity;
-  /** Collections open around the one being read; a thrown error abandons the reader, so no unwinding is needed. */
+  /**
+   * Collections open around the one being read. A thrown error abandons the reader, except inside
+   * an item hook, which may read the item another way: the item's caller restores the count.
+   */
   let open = 0;
   const enter = (at: number): void => {
     if (++open > maxNesting) throw new TooDeep(at);
@@ -714,6 +717,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
         next = reused.end;
       } else if (known && itemHook) {
         const end = itemEnd(dash, column);
+        const level = open;
         items.push(
           itemHook(lineStart, end, () => {
             const node = readSeqItem(dash, column, depth + 1);
@@ -721,6 +725,9 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
             return node;
           }),
         );
+        // A read that threw (the hook then read the item another way) left the collections it had
+        // entered counted; over many such items they added up to a false "nested too deep".
+        open = level;
         next = end;
       } else items.push(readSeqItem(dash, column, depth + 1));
       if (next >= len) break;
