@@ -80,6 +80,15 @@ describe('input too large for recursion', () => {
     });
   }
 
+  it('counts the levels of a named group’s entry read by the yaml package from the group’s level', () => {
+    // root, entries, the group, the entry, then the brackets: one level too many.
+    const brackets = MAX_NESTING - 3;
+    for (const anchor of ['', '&a ']) {
+      const text = `version: 1\nentries:\n  g:\n    - model: x\n      k: ${anchor}${'['.repeat(brackets)}${']'.repeat(brackets)}\n`;
+      expect(service.doValidation(text).map((found) => found.code)).toEqual(['nesting-too-deep']);
+    }
+  });
+
   it('does not count brackets in quotes, comments, plain scalars and block scalars', () => {
     const brackets = '['.repeat(MAX_NESTING + 10);
     const text = [

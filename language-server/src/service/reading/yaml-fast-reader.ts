@@ -72,9 +72,9 @@ export interface FastReadOptions {
   /**
    * Reads one block sequence item: `start` is the start of the item's line, `end` the start of
    * the next line that does not belong to it. `read` reads it in place; the hook may read the
-   * text another way instead.
+   * text another way instead. `level`: the level of the item's sequence (the root is level 1).
    */
-  item?: (start: number, end: number, read: () => BNode) => BNode;
+  item?: (start: number, end: number, read: () => BNode, level: number) => BNode;
   /** Collections nested deeper than this (the root is level 1) throw `TooDeep`: the reader recurses per level. */
   maxNesting?: number;
 }
@@ -719,11 +719,16 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
         const end = itemEnd(dash, column);
         const level = open;
         items.push(
-          itemHook(lineStart, end, () => {
-            const node = readSeqItem(dash, column, depth + 1);
-            if (next !== end) unsupported();
-            return node;
-          }),
+          itemHook(
+            lineStart,
+            end,
+            () => {
+              const node = readSeqItem(dash, column, depth + 1);
+              if (next !== end) unsupported();
+              return node;
+            },
+            level,
+          ),
         );
         // A read that threw (the hook then read the item another way) left the collections it had
         // entered counted; over many such items they added up to a false "nested too deep".
