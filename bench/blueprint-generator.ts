@@ -262,3 +262,26 @@ export function editOneLine(generated: GeneratedBlueprint, variant: number): { t
   lines[line] = lines[line]!.replace(/"[^"]*"$/, `"edited value ${variant}"`);
   return { text: lines.join('\n'), line };
 }
+
+/**
+ * The text with `share` of its lines (chosen at random, at least one) changed by one character:
+ * one character other than a space replaced by a letter, as a typo. The file of many mistakes
+ * that an editor re-validates on every keystroke.
+ */
+export function withMistakes(generated: GeneratedBlueprint, share: number, seed = 20261127): string {
+  const random = randomSource(seed);
+  const lines = generated.text.split('\n');
+  const count = Math.max(1, Math.round(lines.length * share));
+  const changed = new Set<number>();
+  while (changed.size < count) {
+    const line = Math.floor(random.next() * lines.length);
+    const text = lines[line]!;
+    const positions = [...text].flatMap((ch, at) => (ch === ' ' ? [] : [at]));
+    if (positions.length === 0 || changed.has(line)) continue;
+    const at = random.pick(positions);
+    const letters = 'abcdefghijklmnopqrstuvwxyz'.replace(text[at]!, '');
+    lines[line] = text.slice(0, at) + random.pick([...letters]) + text.slice(at + 1);
+    changed.add(line);
+  }
+  return lines.join('\n');
+}

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createLanguageService } from '../language-server/src/service/language-service.ts';
-import { editOneLine, generateBlueprint } from './blueprint-generator.ts';
+import { editOneLine, generateBlueprint, withMistakes } from './blueprint-generator.ts';
 import { CUSTOM_TAGS } from './blueprint-tags.ts';
 import { LspProcess, servers } from './lsp-process.ts';
 import { machineInfo } from './machine.ts';
@@ -132,6 +132,17 @@ async function run(tmp: string) {
     revalidations.push(performance.now() - started);
     sampleMemory();
   }
+  // The same file with 2% of its lines mistyped: each finding must cost little (suggestions
+  // among 10,000 ids, messages) over the validation of the clean file.
+  const mistaken = withMistakes(generated, 0.02);
+  const mistakeValidations: number[] = [];
+  let mistakeProblems = 0;
+  for (let i = 0; i < Math.min(RUNS, 3); i++) {
+    const started = performance.now();
+    mistakeProblems = service.doValidation(mistaken).length;
+    // Not sampled for the peak memory: that row stays the clean file's, comparable with earlier runs.
+    mistakeValidations.push(performance.now() - started);
+  }
   const fresh = await freshProcessValidations(tmp, blueprintPath);
   for (let i = 0; i < 2; i++) {
     const again = performance.now();
@@ -144,6 +155,8 @@ async function run(tmp: string) {
     validationMs: timing(validations),
     freshProcessValidationMs: { esm: timing(fresh.esm), bundled: timing(fresh.bundled) },
     revalidationMs: timing(revalidations),
+    mistakesValidationMs: timing(mistakeValidations),
+    problemsWithMistakes: mistakeProblems,
     peakRssMb: mb(peakRss),
     baselineRssMb: mb(baselineRss),
     peakHeapUsedMb: mb(peakHeap),
@@ -271,6 +284,7 @@ async function run(tmp: string) {
     `| validation of ${ENTRIES.toLocaleString('en-US')} entries, cold / median | ${ms(ours.validationMs.first)} / ${ms(ours.validationMs.median)} | ${ms(their.validationMs)} (didOpen → diagnostics) |`,
     `| cold validation in a fresh process, ES modules / bundled (median of ${FRESH_RUNS}) | ${ms(ours.freshProcessValidationMs.esm.median)} / ${ms(ours.freshProcessValidationMs.bundled.median)} | |`,
     `| re-validation after a one-line edit (first / median) | ${ms(ours.revalidationMs.first)} / ${ms(ours.revalidationMs.median)} | ${their.revalidationMs ? `${ms(their.revalidationMs.first)} / ${ms(their.revalidationMs.median)}` : 'n/a'} (didChange → diagnostics) |`,
+    `| validation of the file with 2% mistakes, ${ours.problemsWithMistakes} findings (first / median) | ${ms(ours.mistakesValidationMs.first)} / ${ms(ours.mistakesValidationMs.median)} | |`,
     `| peak RSS | ${ours.peakRssMb} MB (heapUsed ${ours.peakHeapUsedMb} MB) | ${their.peakRssMb !== undefined ? round(their.peakRssMb) + ' MB' : 'n/a'} (server process) |`,
     `| problems on the generated file | ${ours.problems} (${ours.errors} errors) | ${yamlLs.diagnostics ?? 'n/a'} (${yamlLs.errors ?? 'n/a'} errors) |`,
     `| valid corpus (${corpusTotals.files} files): problems (errors) | ${corpusTotals.oursProblems} (${corpusTotals.oursErrors}) | ${corpusTotals.yamlLsDiagnostics} (${corpusTotals.yamlLsErrors}), errors in ${corpusTotals.yamlLsFilesWithErrors} files |`,

@@ -62,6 +62,33 @@ describe('input too large for recursion', () => {
     }
   }
 
+  // Each entry with an anchor is read by the yaml package; the collections the fast reader had
+  // opened in it must not add up across entries to a false "nested too deep".
+  for (const [what, attrs] of [
+    ['an anchor', '      name: &a "group {i}"\n      is_superuser: false\n'],
+    ['an anchor and its alias', '      name: &a "group {i}"\n      attributes: {title: *a}\n'],
+  ] as const) {
+    it(`checks a file of ${MAX_NESTING} entries each holding ${what}`, () => {
+      const entry = (i: number) =>
+        `  - model: idp_core.group\n    identifiers:\n      name: "group ${i}"\n    attrs:\n${attrs.replace('{i}', String(i))}`;
+      const entries = Array.from({ length: MAX_NESTING }, (_, i) => entry(i)).join('');
+      const text = `version: 1\nentries:\n${entries}  - model: idp_core.grop\n`;
+      const problems = service.doValidation(text);
+      expect(problems.map((found) => [found.code, found.message])).toEqual([
+        ['model-unknown', "Unknown model 'idp_core.grop'. Did you mean 'idp_core.group'?"],
+      ]);
+    });
+  }
+
+  it('counts the levels of a named group’s entry read by the yaml package from the group’s level', () => {
+    // root, entries, the group, the entry, then the brackets: one level too many.
+    const brackets = MAX_NESTING - 3;
+    for (const anchor of ['', '&a ']) {
+      const text = `version: 1\nentries:\n  g:\n    - model: x\n      k: ${anchor}${'['.repeat(brackets)}${']'.repeat(brackets)}\n`;
+      expect(service.doValidation(text).map((found) => found.code)).toEqual(['nesting-too-deep']);
+    }
+  });
+
   it('does not count brackets in quotes, comments, plain scalars and block scalars', () => {
     const brackets = '['.repeat(MAX_NESTING + 10);
     const text = [

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { closest, editDistance } from '../../language-server/src/service/edit-distance.ts';
 import { createLineIndex } from '../../language-server/src/service/reading/text-document.ts';
+import { nearest } from '../../language-server/src/service/schema/schema-index.ts';
+import { randomSource } from '../../server/demo/random-source.ts';
 
 function roundTrip(text: string): void {
   const index = createLineIndex(text);
@@ -60,5 +62,46 @@ describe('edit distance', () => {
     expect(closest('!keyof', tags, 2)).toBe('!KeyOf');
     expect(closest('!Fnd', tags, 2)).toBe('!Find');
     expect(closest('!Nothing', tags, 2)).toBeUndefined();
+  });
+
+  // Limits and suggestions measure each candidate only as far as it matters: their answers must be
+  // those of the whole table, measured for every candidate.
+  const random = randomSource(20261127);
+  const word = () =>
+    Array.from({ length: Math.floor(random.next() * 10) }, () => random.pick(['a', 'b', 'B', 'c'])).join('');
+  const words = Array.from({ length: 400 }, word);
+  const distances = (from: string, to: readonly string[]) => to.map((other) => editDistance(from.toLowerCase(), other.toLowerCase())); // prettier-ignore
+
+  it('gives the whole distance within the limit and limit + 1 past it', () => {
+    for (let i = 0; i < 4000; i++) {
+      const [a, b, limit] = [word(), word(), Math.floor(random.next() * 6)];
+      expect(editDistance(a, b, limit), `${a} ${b} ${limit}`).toBe(Math.min(editDistance(a, b), limit + 1));
+    }
+  });
+
+  it('suggests the first of the nearest candidates, as if all were measured in full', () => {
+    for (let i = 0; i < 200; i++) {
+      const [target, limit, count] = [word(), Math.floor(random.next() * 4), Math.floor(random.next() * 400)];
+      const measured = distances(target, words.slice(0, count));
+      const best = Math.min(...measured);
+      const expected = best <= limit ? words[measured.indexOf(best)] : undefined;
+      expect(closest(target, words, limit, count), `${target} ${limit} ${count}`).toBe(expected);
+    }
+  });
+
+  it('lists the nearest names as if all were measured in full', () => {
+    const names = words.slice(0, 60);
+    for (let i = 0; i < 200; i++) {
+      const target = word();
+      const limit = Math.max(2, Math.floor(target.length / 4));
+      const measured = distances(target, names).map((distance, at) => ({ name: names[at]!, distance }));
+      const best = Math.min(...measured.map(({ distance }) => distance));
+      const expected = measured
+        .filter(({ distance }) => distance <= Math.min(limit, best + 1))
+        .sort((a, b) => a.distance - b.distance)
+        .slice(0, 3)
+        .map(({ name }) => name);
+      expect(nearest(target, names), target).toEqual(expected);
+    }
   });
 });

@@ -83,6 +83,7 @@ function collectReferenceProblems(root: BNode | undefined, text: string | undefi
     positionsById,
     firstDynamic: entries.findIndex((entry) => entry.dynamic),
     text,
+    ids: undefined,
   };
   for (let position = 0; position < entries.length; position++) {
     const references = entries[position]!.references;
@@ -96,6 +97,8 @@ interface ReferenceContext {
   /** Position of the first entry that may define any id (-1: none). */
   firstDynamic: number;
   text: string | undefined;
+  /** Every id by its first entry's position, made for the first unknown id: the suggestions' candidates. */
+  ids: { names: string[]; firstPositions: number[] } | undefined;
 }
 
 function checkKeyOf(node: BNode, position: number, context: ReferenceContext, problems: Problem[]): void {
@@ -132,12 +135,31 @@ function checkKeyOf(node: BNode, position: number, context: ReferenceContext, pr
     return;
   }
   if (context.firstDynamic >= 0 && context.firstDynamic < position) return;
-  const known = [...context.positionsById].filter(([, at]) => at[0]! < position).map(([name]) => name);
-  const suggestion = suggest(id, known);
+  const suggestion = suggest(id, ...idsAbove(context, position));
   const found = problem(codes, 'keyof-unknown-id', node.range, `No entry has id "${id}".${hint(suggestion)}`);
   problems.push(
     context.text === undefined ? found : withSuggestions(found, keyOfIdRange(node, context.text), [suggestion]),
   );
+}
+
+/**
+ * The ids of the entries above `position`: the first `count` of one list for the validation (a
+ * map keeps its keys in the order they were added, here that of their first entry). A list of
+ * them per unknown id made a file of many mistakes quadratic.
+ */
+function idsAbove(context: ReferenceContext, position: number): [names: string[], count: number] {
+  const ids = (context.ids ??= {
+    names: [...context.positionsById.keys()],
+    firstPositions: [...context.positionsById.values()].map((positions) => positions[0]!),
+  });
+  let low = 0;
+  let high = ids.firstPositions.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ids.firstPositions[middle]! < position) low = middle + 1;
+    else high = middle;
+  }
+  return [ids.names, low];
 }
 
 /** The entries in document order: a sequence, or a mapping of named groups flattened in order. */

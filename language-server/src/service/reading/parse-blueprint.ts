@@ -79,8 +79,8 @@ export function parseBlueprint(text: string, options: ParseBlueprintOptions = {}
           return item;
         },
       }),
-      item: (start, end, read) => {
-        const item = readItem(text, start, end, format, problems, read);
+      item: (start, end, read, level) => {
+        const item = readItem(text, start, end, level, format, problems, read);
         keep(item);
         return item.node;
       },
@@ -107,6 +107,7 @@ function readItem(
   text: string,
   start: number,
   end: number,
+  level: number,
   format: 'yaml' | 'json',
   problems: Problem[],
   read: () => BNode,
@@ -119,8 +120,9 @@ function readItem(
     if (!(error instanceof Unsupported)) throw error;
     problems.length = before;
   }
-  // The slice's sequence stands for the entries sequence, at level 2 of the document.
-  const deep = firstTooDeep(text.slice(start, end), MAX_NESTING - (ITEM_DEPTH - 1));
+  // The slice's sequence (its level 1) stands for the item's sequence, at `level` of the document
+  // (2 for `entries`, 3 for a named group's).
+  const deep = firstTooDeep(text.slice(start, end), MAX_NESTING - (level - 1));
   if (deep !== undefined) throw new TooDeep(start + deep);
   const alone = readYamlDocument(text.slice(start, end), format);
   const root = alone.root;

@@ -72,9 +72,9 @@ export interface FastReadOptions {
   /**
    * Reads one block sequence item: `start` is the start of the item's line, `end` the start of
    * the next line that does not belong to it. `read` reads it in place; the hook may read the
-   * text another way instead.
+   * text another way instead. `level`: the level of the item's sequence (the root is level 1).
    */
-  item?: (start: number, end: number, read: () => BNode) => BNode;
+  item?: (start: number, end: number, read: () => BNode, level: number) => BNode;
   /** Collections nested deeper than this (the root is level 1) throw `TooDeep`: the reader recurses per level. */
   maxNesting?: number;
 }
@@ -143,7 +143,10 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
   const itemHook = options.item;
   const reuseHook = options.reuse;
   const maxNesting = options.maxNesting ?? Infinity;
-  /** Collections open around the one being read; a thrown error abandons the reader, so no unwinding is needed. */
+  /**
+   * Collections open around the one being read. A thrown error abandons the reader, except inside
+   * an item hook, which may read the item another way: the item's caller restores the count.
+   */
   let open = 0;
   const enter = (at: number): void => {
     if (++open > maxNesting) throw new TooDeep(at);
@@ -714,13 +717,22 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
         next = reused.end;
       } else if (known && itemHook) {
         const end = itemEnd(dash, column);
+        const level = open;
         items.push(
-          itemHook(lineStart, end, () => {
-            const node = readSeqItem(dash, column, depth + 1);
-            if (next !== end) unsupported();
-            return node;
-          }),
+          itemHook(
+            lineStart,
+            end,
+            () => {
+              const node = readSeqItem(dash, column, depth + 1);
+              if (next !== end) unsupported();
+              return node;
+            },
+            level,
+          ),
         );
+        // A read that threw (the hook then read the item another way) left the collections it had
+        // entered counted; over many such items they added up to a false "nested too deep".
+        open = level;
         next = end;
       } else items.push(readSeqItem(dash, column, depth + 1));
       if (next >= len) break;

@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv';
-import { editDistance } from '../edit-distance.ts';
+import { editDistance, lowercaseOf } from '../edit-distance.ts';
 import { compileFieldValidator, formatPlugin, type FieldValidator } from './field-validator.ts';
 import { resolvePointer } from './json-pointer.ts';
 
@@ -123,16 +123,23 @@ function modelInfo(schema: JsonObject, entry: JsonObject): ModelInfo | undefined
 export function nearest(word: string, candidates: readonly string[], count = 3): string[] {
   const lower = word.toLowerCase();
   const limit = Math.max(2, Math.floor(word.length / 4));
-  return (
-    candidates
-      .map((candidate) => ({ candidate, distance: editDistance(lower, candidate.toLowerCase(), limit) }))
-      .filter(({ distance }) => distance <= limit)
-      .sort((a, b) => a.distance - b.distance)
-      // Only names about as near as the nearest one: a far second guess is noise.
-      .filter(({ distance }, _i, sorted) => distance <= sorted[0]!.distance + 1)
-      .slice(0, count)
-      .map(({ candidate }) => candidate)
-  );
+  const lowerCandidates = lowercaseOf(candidates);
+  const near: { candidate: string; distance: number }[] = [];
+  let best = limit;
+  for (let i = 0; i < candidates.length; i++) {
+    // Only names about as near as the nearest one are given (a far second guess is noise): a
+    // name is measured only as far as one more than the nearest so far.
+    const within = Math.min(limit, best + 1);
+    const distance = editDistance(lower, lowerCandidates[i]!, within);
+    if (distance > within) continue;
+    near.push({ candidate: candidates[i]!, distance });
+    if (distance < best) best = distance;
+  }
+  return near
+    .filter(({ distance }) => distance <= best + 1)
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, count)
+    .map(({ candidate }) => candidate);
 }
 
 /**
