@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Sql } from '../core/sql.ts';
 import { flagNameClashes } from './account-names.ts';
 import { ImportFileProblem, readImportRows, type ReadContext } from './row-reader.ts';
@@ -91,6 +92,9 @@ export async function stageRows(
   const store = async (rows: string[]) => {
     await enqueue(() => insertBatch(run, importId, rows));
     await writeStored(false);
+    // The parsing resolves its promises at once, so it would keep the event loop to itself and the
+    // connection's answers (and with them the next step) would wait until it stopped: let them in.
+    await setImmediate();
   };
   const rows = readImportRows(text, context);
   try {
