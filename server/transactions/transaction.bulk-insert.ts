@@ -73,7 +73,10 @@ export const WRITE_INPUT = `
  */
 export function writesFromTable(table: string): { details: string; tagged: string; written: string } {
   const writes = writesFrom(table);
-  return { ...writes, written: `with written as (${writes.written} returning 1) select count(*)::int as n from written` };
+  return {
+    ...writes,
+    written: `with written as (${writes.written} returning 1) select count(*)::int as n from written`,
+  };
 }
 
 /** One statement writes the details, the entries and the taggings: atomic without a transaction block. */
