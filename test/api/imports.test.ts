@@ -343,6 +343,9 @@ describe('published on create: written while it is read', () => {
       ),
       last,
     ].join('\n');
+  /** A 12,500-row CSV into Girokonto, published on create, with `last` as its last row; the import once read. */
+  const publishedOnCreate = (last: string) =>
+    createRead({ raw_file_content: bigCsv(last), account_id: checking, publish: 'true' });
   const familyCounts = async () =>
     (
       await server.query<{ entries: number; categories: number; tags: number }>(
@@ -354,11 +357,7 @@ describe('published on create: written while it is read', () => {
     )[0]!;
 
   it('writes every row in the job that reads it and ends complete, with its categories and tags', async () => {
-    const detail = await createRead({
-      raw_file_content: bigCsv('2023-06-01,-7,Last,Read 0,t1'),
-      account_id: checking,
-      publish: 'true',
-    });
+    const detail = await publishedOnCreate('2023-06-01,-7,Last,Read 0,t1');
     expect(detail).toMatchObject({
       status: 'complete',
       error: null,
@@ -381,11 +380,7 @@ describe('published on create: written while it is read', () => {
 
   it('keeps nothing it wrote when a row after the first range is invalid: pending with that row', async () => {
     const before = await familyCounts();
-    const detail = await createRead({
-      raw_file_content: bigCsv('not a date,-7,Last,Read 9,t9'),
-      account_id: checking,
-      publish: 'true',
-    });
+    const detail = await publishedOnCreate('not a date,-7,Last,Read 9,t9');
     expect(detail).toMatchObject({
       status: 'pending',
       rows_count: ROWS,
@@ -400,11 +395,7 @@ describe('published on create: written while it is read', () => {
   it('fails as a publish would when a row after the first range is refused by the writer, writing nothing', async () => {
     const before = await familyCounts();
     // A tenth of a cent: readable, but finer than the euro's cents.
-    const detail = await createRead({
-      raw_file_content: bigCsv('2023-06-01,-7.001,Last,Read 0,t1'),
-      account_id: checking,
-      publish: 'true',
-    });
+    const detail = await publishedOnCreate('2023-06-01,-7.001,Last,Read 0,t1');
     expect(detail).toMatchObject({
       status: 'failed',
       rows_count: ROWS,
