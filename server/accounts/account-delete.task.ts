@@ -1,5 +1,6 @@
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction } from '../core/sql.ts';
+import { retryingConflicts } from '../core/write-unit.ts';
 import { deleteAccountStep } from './account-deletion.ts';
 
 /**
@@ -11,7 +12,9 @@ import { deleteAccountStep } from './account-deletion.ts';
 export const accountDeleteTask = defineTask('account_delete', ['account_id'], async ({ account_id: id }, helpers) => {
   await helpers.withPgClient(async (client) => {
     let gone = false;
-    // Each step commits, so the account's lock is free between chunks.
-    while (!gone) gone = await inTransaction(client, () => deleteAccountStep(client, id));
+    // Each step commits, so the account's lock is free between chunks. A step that a deadlock aborted
+    // (a transfer into the account made while it is deleted brings a partner it had not locked) is
+    // run again at once rather than the whole job later.
+    while (!gone) gone = await retryingConflicts(() => inTransaction(client, () => deleteAccountStep(client, id)));
   });
 });
