@@ -9,6 +9,10 @@ import { accountSyncCall } from './account-sync.ts';
  * after the other instead of deadlocking on those rows in different orders (the account sync job
  * takes the same lock first). Returns the account, or 404 when the family has no such account (or
  * it is being deleted).
+ * The mode is `for no key update` wherever an account is written (deleting one takes `for update`):
+ * writes still queue behind each other and behind a deletion, but a row that only refers to the
+ * account (a new import's foreign key: a key-share lock) does not wait for a write that can hold
+ * the account for minutes, such as an import written as it is read.
  * With `queueSync`, the same statement queues the account's sync once the row is locked: one round
  * trip fewer while the lock is held (writes to one account queue behind it: bench/README.md).
  */
@@ -20,7 +24,7 @@ export async function lockAccount<Row extends { id: string } = { id: string }>(
   options: { queueSync?: boolean } = {},
 ): Promise<Row> {
   // An account being deleted takes no more entries: 404, as once it is gone.
-  const lock = `select ${columns} from accounts where id = ? and family_id = ? and status <> 'pending_deletion' for update`;
+  const lock = `select ${columns} from accounts where id = ? and family_id = ? and status <> 'pending_deletion' for no key update`;
   const sync = accountSyncCall(accountId);
   // The outer select runs the call for the row the CTE has locked (never before, never without one).
   const [account] = options.queueSync
@@ -73,7 +77,7 @@ export async function lockAccountsOfTransactions(
     `select a.id from accounts a
       where a.id in (select e.account_id from transactions t join entries e on e.entryable_id = t.id
                       where t.${column} = ?)
-      order by a.id for update`,
+      order by a.id for no key update`,
     [recordId],
   );
 }

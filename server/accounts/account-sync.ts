@@ -41,7 +41,7 @@ export async function queueAccountSync(target: SqlTarget, accountId: string): Pr
  */
 export async function syncAccount(client: Queryable, accountId: string): Promise<void> {
   const [account] = await runStatement<{ family_id: string }>(client, {
-    text: 'select family_id from accounts where id = ?::uuid for update',
+    text: 'select family_id from accounts where id = ?::uuid for no key update',
     params: [accountId],
   });
   if (!account) return;

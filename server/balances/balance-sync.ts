@@ -51,7 +51,7 @@ export async function syncBalances(client: Queryable, accountId: string): Promis
               (select min(date) from entries where account_id = a.id and entryable_type = 'Trade')), 'YYYY-MM-DD') as first_date,
             (select to_char(max(date), 'YYYY-MM-DD') from balances where account_id = a.id) as last_row,
             to_char(current_date, 'YYYY-MM-DD') as today
-       from accounts a where a.id = ?::uuid for update`,
+       from accounts a where a.id = ?::uuid for no key update`,
     [accountId],
   );
   if (!account) return 0;

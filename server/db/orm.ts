@@ -24,6 +24,7 @@ import { Migration20261201010000_transaction_external_ids } from './migrations/M
 import { Migration20261201020000_idempotency_keys } from './migrations/Migration20261201020000_idempotency_keys.ts';
 import { Migration20261202010000_import_text_uncompressed } from './migrations/Migration20261202010000_import_text_uncompressed.ts';
 import { Migration20261203010000_transfer_suggest_marks } from './migrations/Migration20261203010000_transfer_suggest_marks.ts';
+import { Migration20261204010000_account_write_lock } from './migrations/Migration20261204010000_account_write_lock.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -62,6 +63,7 @@ const migrations = [
     class: Migration20261202010000_import_text_uncompressed,
   },
   { name: 'Migration20261203010000_transfer_suggest_marks', class: Migration20261203010000_transfer_suggest_marks },
+  { name: 'Migration20261204010000_account_write_lock', class: Migration20261204010000_account_write_lock },
 ];
 
 /**

@@ -25,7 +25,7 @@ export function transactionCreateStatement(
   const text = `
     with locked as (
       select a.id, a.currency::text as account_currency from accounts a
-       where a.id = ? and a.family_id = ? and a.status <> 'pending_deletion' for update
+       where a.id = ? and a.family_id = ? and a.status <> 'pending_deletion' for no key update
     ), given as (
       select r.*, coalesce(r.currency, l.account_currency) as final_currency from ${INPUT_RECORDS}, locked l
        where r.amount = round(r.amount, currency_minor_digits(coalesce(r.currency, l.account_currency)))

@@ -56,7 +56,7 @@ async function lockAccounts(tx: EntityManager, familyId: string, ids: string[]):
   const rows = await sql<LockedAccount>(
     tx,
     `select id, name, account_type, currency from accounts where id = any(?::uuid[]) and family_id = ?
-     order by id for update`,
+     order by id for no key update`,
     [ids, familyId],
   );
   return new Map(rows.map((row) => [row.id, row]));

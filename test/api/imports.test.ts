@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockAccount } from '../../server/accounts/account-lock.ts';
 import { CSV_CONTENT_LIMIT } from '../../server/config.ts';
+import { sql } from '../../server/core/sql.ts';
 import { databaseSnapshot } from '../support/database-snapshot.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -405,6 +407,36 @@ describe('published on create: written while it is read', () => {
     expect(await importedEntries(detail.id)).toEqual([]);
     expect(await familyCounts()).toEqual(before);
     expect((await rows(detail.id)).body.meta.total_count).toBe(ROWS);
+  });
+});
+
+describe('while the account is being written', () => {
+  it('takes a new import of the account at once: a write holds the account without holding back rows that refer to it', async () => {
+    // What a transaction import written as it is read holds for minutes: the request writers' lock
+    // and the one the balance bound queues with (its entries' inserts call it).
+    await server.orm.em.fork().transactional(async (tx) => {
+      await lockAccount(tx, household.familyId, checking);
+      await sql(tx, `select queue_balance_bound(array[?]::uuid[], '{}')`, [checking]);
+      let answered = false;
+      const status = create({ raw_file_content: GERMAN_BANK, ...GERMAN_CONFIG, account_id: checking }).then(
+        (answer) => answer.status,
+        (error: unknown) => String(error),
+      );
+      void status.finally(() => (answered = true));
+      // Whichever comes first, the answer or the request's backend waiting for a lock: no clock.
+      const waited = (async () => {
+        while (!answered) {
+          const [row] = await server.query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          if (row!.n > 0) return 'waited for a lock';
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        return 'answered';
+      })();
+      expect(await Promise.race([status, waited])).toBe(201);
+    });
+    await server.drainJobs();
   });
 });
 

@@ -41,7 +41,7 @@ async function tradeAccounts(job: ImportJob): Promise<string[]> {
     );
   }
   const ids = accounts.map((account) => account.id).sort();
-  await job.run('select id from accounts where id = any(?::uuid[]) order by id for update', [ids]);
+  await job.run('select id from accounts where id = any(?::uuid[]) order by id for no key update', [ids]);
   return ids;
 }
 
