@@ -94,7 +94,7 @@ describe('search follows every change', () => {
     expect(await staleSearchTexts()).toBe(0);
   });
 
-  it('finds rows written in bulk with a merchant (one statement writes details and entries)', async () => {
+  it('finds rows written in bulk by their merchant and notes (the statement gives their search text)', async () => {
     const [id] = await insertTransactions(server.em(), [
       {
         familyId: household.familyId,
@@ -103,10 +103,12 @@ describe('search follows every change', () => {
         amount: '4.2500',
         currency: 'USD',
         name: 'Bulk row',
+        notes: 'Oat flat white',
         merchantId: fx.merchants.blueBottle.id,
       },
     ]);
     expect(await found('bottle coffee')).toContain(id);
+    expect(await found('oat flat')).toEqual([id]);
     expect(await staleSearchTexts()).toBe(0);
   });
 
