@@ -96,7 +96,9 @@ export function validateFields(
   const ownUnknownCheck = model.fields?.additionalProperties !== false;
 
   if (ownUnknownCheck && value.kind === 'map') {
-    for (const entry of value.entries) {
+    const entries = value.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
       if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
       const name = String(entry.key.value);
       if (model.fieldNames.includes(name) || isLookupKey(keyName, model, name)) continue;

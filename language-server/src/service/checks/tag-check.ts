@@ -53,7 +53,7 @@ function collectTagProblems(root: BNode, skip: ReadonlySet<BNode>, problems: Pro
   const tagged = taggedNodes(root, skip);
   // Outside any !Enumerate every node has the same (empty) context: the tagged nodes are enough.
   if (!tagged.some((node) => node.tag === '!Enumerate')) {
-    for (const node of tagged) checkOneTag(node, NO_FRAMES, problems);
+    for (let i = 0; i < tagged.length; i++) checkOneTag(tagged[i]!, NO_FRAMES, problems);
     return;
   }
   // Two parallel stacks: no pair is allocated per node.

@@ -21,7 +21,9 @@ export function keyName(entry: BEntry): string | undefined {
 /** The entry with that key; the last one wins, like the service's loader. */
 export function findEntry(map: BMap, name: string): BEntry | undefined {
   let found: BEntry | undefined;
-  for (const entry of map.entries) {
+  const entries = map.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
     const key = entry.key;
     if (key.kind !== 'scalar') continue;
     // `keyName(entry) === name`, the string case first: a mapping is searched for several keys.
