@@ -106,12 +106,6 @@ const nanPattern = /^\.(?:nan|NaN|NAN)$/;
 /** YAML 1.1 number and date forms left to the general parser: 0b, 0x, octal, `_`, base 60, timestamps. */
 const otherNumberPattern = /^[-+]?(?:0[bx0-9_]|[0-9][0-9_]*[_:]|\.[0-9_]*_)|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}|^[-+]?\.$/;
 
-/**
- * A copy of its own length: an array filled by `push` keeps room for at least 17 items, and most
- * collections of a blueprint hold 1-8 while living as long as the tree (~4 MB of 30 for 10,000 entries).
- */
-const fitted = <T>(list: T[]): T[] => list.slice();
-
 /** The engine's own copy of a string (as property names are kept): compared with the schema's names by identity. */
 const internalized = (value: string): string => Object.keys({ [value]: 0 })[0] ?? value;
 
@@ -153,6 +147,14 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
   };
   /** Start of the next line with content, after the node just read (or `len`). */
   let next = 0;
+  // The entries and items of the collections open, on two stacks that every level shares (from
+  // `base` to the top: its own): a collection's array is made once it ends, of its length. An
+  // array of its own, filled by `push`, got room for 17 on the first push (most collections hold
+  // 1-8), then a copy of its length to be kept: ~6 MB of garbage for 10,000 entries.
+  const entryStack: BEntry[] = [];
+  let entryTop = 0;
+  const itemStack: BNode[] = [];
+  let itemTop = 0;
 
   const code = (at: number): number => text.charCodeAt(at);
   const lineEnd = (at: number): number => {
@@ -509,8 +511,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     enter(at);
     const isMap = code(at) === Char.LeftBrace;
     const close = isMap ? Char.RightBrace : Char.RightBracket;
-    const items: BNode[] = [];
-    const entries: BEntry[] = [];
+    const base = isMap ? entryTop : itemTop;
     let p = skipFlowSpace(at + 1, parentIndent);
     if (code(p) !== close) {
       for (;;) {
@@ -522,11 +523,11 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
           p = skipFlowSpace(p + 1, parentIndent);
           if (code(p) === Char.Comma || code(p) === close) unsupported();
           const value = readFlowNode(p, parentIndent);
-          entries.push(mapEntry(key, value));
+          entryStack[entryTop++] = mapEntry(key, value);
           p = skipFlowSpace(value.end, parentIndent);
         } else {
           const item = readFlowNode(p, parentIndent);
-          items.push(item);
+          itemStack[itemTop++] = item;
           p = skipFlowSpace(item.end, parentIndent);
         }
         const ch = code(p);
@@ -540,9 +541,15 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     const start = tag ? tag[0] : at;
     const extras = tag ? tagFields(tag) : undefined;
     open--;
-    if (!isMap) return seqNode(fitted(items), true, start, p + 1, extras);
+    if (!isMap) {
+      const items = itemStack.slice(base, itemTop);
+      itemTop = base;
+      return seqNode(items, true, start, p + 1, extras);
+    }
+    const entries = entryStack.slice(base, entryTop);
+    entryTop = base;
     reportDuplicateKeys(entries, problems);
-    return mapNode(fitted(entries), true, start, p + 1, extras);
+    return mapNode(entries, true, start, p + 1, extras);
   };
 
   // ---- block structure ----
@@ -637,7 +644,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     tag?: [number, number],
   ): BNode => {
     enter(at);
-    const entries: BEntry[] = [];
+    const base = entryTop;
     let key = firstKey;
     let after = firstAfter;
     for (;;) {
@@ -661,7 +668,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
           next = below;
         }
       } else value = readInline(valueAt, column, depth + 1);
-      entries.push(mapEntry(key, value));
+      entryStack[entryTop++] = mapEntry(key, value);
       if (next >= len) break;
       const indent = indentOf(next);
       if (indent < column) break;
@@ -669,12 +676,14 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       key = readKey(next + indent) ?? unsupported();
       after = keyAfter;
     }
+    const entries = entryStack.slice(base, entryTop);
+    entryTop = base;
     reportDuplicateKeys(entries, problems);
     open--;
     const start = tag ? tag[0] : at;
     const last = entries[entries.length - 1]!;
     const end = Math.max(last.key.end, last.value.end);
-    return mapNode(fitted(entries), false, start, end, tag ? tagFields(tag) : undefined);
+    return mapNode(entries, false, start, end, tag ? tagFields(tag) : undefined);
   };
 
   /** The line after `dash`'s line that no longer belongs to the item: content indented at most `column`. */
@@ -706,35 +715,39 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
 
   const readBlockSeq = (at: number, column: number, depth: number, tag?: [number, number]): BNode => {
     enter(at);
-    const items: BNode[] = [];
+    const base = itemTop;
     let dash = at;
     for (;;) {
       const lineStart = dash - column;
       const known = itemHook && depth <= itemDepth && skipSpaces(lineStartOf(dash)) === dash;
       const reused = known && reuseHook ? reuseHook(lineStart) : undefined;
       if (reused) {
-        items.push(reused.node);
+        itemStack[itemTop++] = reused.node;
         next = reused.end;
       } else if (known && itemHook) {
         const end = itemEnd(dash, column);
         const level = open;
-        items.push(
-          itemHook(
-            lineStart,
-            end,
-            () => {
-              const node = readSeqItem(dash, column, depth + 1);
-              if (next !== end) unsupported();
-              return node;
-            },
-            level,
-          ),
+        const entryMark = entryTop;
+        const itemMark = itemTop;
+        const item = itemHook(
+          lineStart,
+          end,
+          () => {
+            const node = readSeqItem(dash, column, depth + 1);
+            if (next !== end) unsupported();
+            return node;
+          },
+          level,
         );
         // A read that threw (the hook then read the item another way) left the collections it had
-        // entered counted; over many such items they added up to a false "nested too deep".
+        // entered counted, and their entries and items on the stacks; over many such items the
+        // count added up to a false "nested too deep".
         open = level;
+        entryTop = entryMark;
+        itemTop = itemMark;
+        itemStack[itemTop++] = item;
         next = end;
-      } else items.push(readSeqItem(dash, column, depth + 1));
+      } else itemStack[itemTop++] = readSeqItem(dash, column, depth + 1);
       if (next >= len) break;
       const indent = indentOf(next);
       if (indent < column) break;
@@ -742,10 +755,12 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       if (code(next + indent) !== Char.Dash || !blankAt(next + indent + 1)) break;
       dash = next + indent;
     }
+    const items = itemStack.slice(base, itemTop);
+    itemTop = base;
     open--;
     const start = tag ? tag[0] : at;
     const end = items[items.length - 1]!.end;
-    return seqNode(fitted(items), false, start, end, tag ? tagFields(tag) : undefined);
+    return seqNode(items, false, start, end, tag ? tagFields(tag) : undefined);
   };
 
   const top = nextContentLine(0);
