@@ -106,6 +106,9 @@ const nanPattern = /^\.(?:nan|NaN|NAN)$/;
 /** YAML 1.1 number and date forms left to the general parser: 0b, 0x, octal, `_`, base 60, timestamps. */
 const otherNumberPattern = /^[-+]?(?:0[bx0-9_]|[0-9][0-9_]*[_:]|\.[0-9_]*_)|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}|^[-+]?\.$/;
 
+/** Slots of the table of recent keys (a power of two): a blueprint has a few hundred distinct keys. */
+const KEY_SLOTS = 512;
+
 /** The engine's own copy of a string (as property names are kept): compared with the schema's names by identity. */
 const internalized = (value: string): string => Object.keys({ [value]: 0 })[0] ?? value;
 
@@ -302,14 +305,26 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
    * The same keys come back in every entry: each distinct plain key is resolved once and its string
    * shared by all its nodes (one string kept, not one per key, and no YAML 1.1 patterns tried again).
    */
-  const keyValues = new Map<string, ScalarValue>();
-  const plainKey = (source: string): ScalarValue => {
-    const known = keyValues.get(source);
-    if (known !== undefined) return known;
-    const value = resolvePlain(source);
-    if (typeof value !== 'string') return value;
-    const shared = internalized(value);
-    keyValues.set(source, shared);
+  const keyValues = new Map<string, string>();
+  // A key read before is found where it is written, without a slice and its hash (most of the
+  // cost of a key): the slot of its length and end characters holds the last key string seen
+  // there, compared with the text in place.
+  const recentKeys: (string | undefined)[] = new Array<undefined>(KEY_SLOTS).fill(undefined);
+  const plainKey = (at: number, end: number): ScalarValue => {
+    const length = end - at;
+    const slot = (length * 31 + code(at) * 7 + code(end - 1)) & (KEY_SLOTS - 1);
+    const recent = recentKeys[slot];
+    if (recent !== undefined && recent.length === length && text.startsWith(recent, at)) return recent;
+    const source = text.slice(at, end);
+    if (source === '<<') unsupported();
+    let shared = keyValues.get(source);
+    if (shared === undefined) {
+      const value = resolvePlain(source);
+      if (typeof value !== 'string') return value;
+      shared = internalized(value);
+      keyValues.set(source, shared);
+    }
+    recentKeys[slot] = shared;
     return shared;
   };
 
@@ -330,10 +345,8 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     const end = plainEnd(at);
     if (plainColon < 0) return undefined;
     if (end === at || end - at > 1024) unsupported();
-    const source = text.slice(at, end);
-    if (source === '<<') unsupported();
     keyAfter = plainColon + 1;
-    return scalar(plainKey(source), at, end);
+    return scalar(plainKey(at, end), at, end);
   };
 
   // ---- block scalars ----
