@@ -176,9 +176,11 @@ function compileKeywords(schema: JsonObject, compile: (schema: unknown) => Check
     const allowed = schema.enum;
     const plain = allowed.every((value) => value === null || typeof value !== 'object');
     if (!plain) throw new UnsupportedSchema('enum');
+    // A set has the same equality as `includes` (SameValueZero), and some enums list hundreds of values.
+    const allowedSet = new Set(allowed);
     checks.push((node, _depth, report) => {
       const value = node.kind === 'scalar' ? node.value : undefined;
-      if (node.kind !== 'scalar' || !allowed.includes(value)) fail(report, node, 'enum', { allowedValues: allowed });
+      if (node.kind !== 'scalar' || !allowedSet.has(value)) fail(report, node, 'enum', { allowedValues: allowed });
     });
   }
   addStringChecks(schema, checks, fail);
