@@ -106,8 +106,8 @@ const nanPattern = /^\.(?:nan|NaN|NAN)$/;
 /** YAML 1.1 number and date forms left to the general parser: 0b, 0x, octal, `_`, base 60, timestamps. */
 const otherNumberPattern = /^[-+]?(?:0[bx0-9_]|[0-9][0-9_]*[_:]|\.[0-9_]*_)|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}|^[-+]?\.$/;
 
-/** Slots of the table of recent keys (a power of two): a blueprint has a few hundred distinct keys. */
-const KEY_SLOTS = 512;
+/** Slots of the table of recent keys and tags (a power of two): a blueprint has a few hundred distinct ones. */
+const TEXT_SLOTS = 512;
 
 /** The engine's own copy of a string (as property names are kept): compared with the schema's names by identity. */
 const internalized = (value: string): string => Object.keys({ [value]: 0 })[0] ?? value;
@@ -211,7 +211,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     else unsupported();
   };
 
-  const tagFields = (tag: [number, number]) => ({ tag: text.slice(tag[0], tag[1]), tagRange: tag });
+  const tagFields = (tag: [number, number]) => ({ tag: tagName(tag[0], tag[1]), tagRange: tag });
   const scalar = (value: ScalarValue, start: number, end: number, tag?: [number, number]): BScalar =>
     tag ? scalarNode(value, tag[0], end, tagFields(tag)) : scalarNode(value, start, end);
 
@@ -301,31 +301,40 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     return point > 0x10ffff ? unsupported() : String.fromCodePoint(point);
   };
 
-  /**
-   * The same keys come back in every entry: each distinct plain key is resolved once and its string
-   * shared by all its nodes (one string kept, not one per key, and no YAML 1.1 patterns tried again).
-   */
-  const keyValues = new Map<string, string>();
-  // A key read before is found where it is written, without a slice and its hash (most of the
-  // cost of a key): the slot of its length and end characters holds the last key string seen
-  // there, compared with the text in place.
-  const recentKeys: (string | undefined)[] = new Array<undefined>(KEY_SLOTS).fill(undefined);
+  // The same keys and tags come back in every entry: each distinct text is one shared string, the
+  // engine's own copy (kept once, not once per node; compared by identity). One read before is
+  // found where it is written, without a slice and its hash (most of the cost of a key): the slot
+  // of its length and end characters holds the last shared string seen there, compared in place.
+  const recentTexts: (string | undefined)[] = new Array<undefined>(TEXT_SLOTS).fill(undefined);
+  const sharedTexts = new Map<string, string>();
+  const slotOf = (at: number, end: number): number =>
+    ((end - at) * 31 + code(at) * 7 + code(end - 1)) & (TEXT_SLOTS - 1);
+  const recentText = (slot: number, at: number, end: number): string | undefined => {
+    const recent = recentTexts[slot];
+    return recent !== undefined && recent.length === end - at && text.startsWith(recent, at) ? recent : undefined;
+  };
+  const share = (source: string, slot: number): string => {
+    let shared = sharedTexts.get(source);
+    if (shared === undefined) {
+      shared = internalized(source);
+      sharedTexts.set(source, shared);
+    }
+    recentTexts[slot] = shared;
+    return shared;
+  };
+  /** A plain key's value (a plain key never starts with `!`, so no tag's string is found in its slot). */
   const plainKey = (at: number, end: number): ScalarValue => {
-    const length = end - at;
-    const slot = (length * 31 + code(at) * 7 + code(end - 1)) & (KEY_SLOTS - 1);
-    const recent = recentKeys[slot];
-    if (recent !== undefined && recent.length === length && text.startsWith(recent, at)) return recent;
+    const slot = slotOf(at, end);
+    const known = recentText(slot, at, end);
+    if (known !== undefined) return known;
     const source = text.slice(at, end);
     if (source === '<<') unsupported();
-    let shared = keyValues.get(source);
-    if (shared === undefined) {
-      const value = resolvePlain(source);
-      if (typeof value !== 'string') return value;
-      shared = internalized(value);
-      keyValues.set(source, shared);
-    }
-    recentKeys[slot] = shared;
-    return shared;
+    const value = resolvePlain(source);
+    return typeof value === 'string' ? share(value, slot) : value;
+  };
+  const tagName = (at: number, end: number): string => {
+    const slot = slotOf(at, end);
+    return recentText(slot, at, end) ?? share(text.slice(at, end), slot);
   };
 
   /** A key at `at` (plain or quoted) followed by `:` (sets `keyAfter`); undefined when the text there is not a key. */
