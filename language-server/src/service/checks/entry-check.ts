@@ -65,7 +65,7 @@ function validateEntry(node: BNode, index: SchemaIndex, problems: Problem[]): vo
   if (conditions && keys.includes('conditions')) checkConditions(conditions.value, problems);
 
   if (!model || !modelEntry || !modelKnown) return;
-  checkModelParts(parts, model, modelEntry.range, index, problems);
+  checkModelParts(parts, model, modelEntry, index, problems);
 }
 
 /** The keys of an entry that its model's checks read. */
@@ -78,14 +78,15 @@ interface ModelParts {
 function checkModelParts(
   { identifiers, attrs, permissions }: ModelParts,
   model: ModelInfo,
-  modelRange: [number, number],
+  modelEntry: BEntry,
   index: SchemaIndex,
   problems: Problem[],
 ): void {
+  // Its range (a new array on each read) only where a finding needs it, not once per entry.
   const hasIdentifiers = model.entryKeys.includes('identifiers');
   if (!identifiers && model.identifiersRequired) {
     const message = `An entry of ${model.name} needs identifiers: the fields that find the existing object.`;
-    problems.push(problem(codes, 'identifiers-missing', modelRange, message));
+    problems.push(problem(codes, 'identifiers-missing', modelEntry.range, message));
   }
   if (identifiers && hasIdentifiers) {
     const value = identifiers.value;
@@ -96,7 +97,7 @@ function checkModelParts(
   }
   if (attrs && model.entryKeys.includes('attrs')) validateFields('attrs', attrs.value, model, index, problems);
   if (!hasIdentifiers && !model.identifiersRequired && model.fieldNames.includes('identifiers')) {
-    checkAttrsIdentifiers(attrs?.value, model, modelRange, problems);
+    checkAttrsIdentifiers(attrs?.value, model, modelEntry.range, problems);
   }
   if (permissions && model.entryKeys.includes('permissions')) validatePermissions(permissions.value, model, problems);
 }

@@ -1,5 +1,6 @@
 import { problem, schemaCodes, withFix, withSuggestions, type Problem } from '../problem.ts';
 import type { BNode } from '../reading/blueprint-node.ts';
+import { textOf } from '../reading/node-queries.ts';
 import type { FieldError } from '../schema/field-validator.ts';
 import { escapePointer, resolvePointer } from '../schema/json-pointer.ts';
 import { isObject, nearest, type JsonObject, type ModelInfo, type SchemaIndex } from '../schema/schema-index.ts';
@@ -96,9 +97,11 @@ export function validateFields(
   const ownUnknownCheck = model.fields?.additionalProperties !== false;
 
   if (ownUnknownCheck && value.kind === 'map') {
-    for (const entry of value.entries) {
+    const entries = value.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
       if (entry.key.kind !== 'scalar' || entry.key.tag?.startsWith('!')) continue;
-      const name = String(entry.key.value);
+      const name = textOf(entry.key.value);
       if (model.fieldNames.includes(name) || isLookupKey(keyName, model, name)) continue;
       const [suggestion] = nearest(name, model.fieldNames, 1);
       const found = problem(codes, 'field-unknown', entry.key.range, unknownFieldMessage(model, name, suggestion));

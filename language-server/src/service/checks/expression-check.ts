@@ -15,7 +15,8 @@ const codes = serviceCodes;
 export const expressionCheck: Check = {
   id: 'expressions',
   checkEntry: (entry, context, problems) => {
-    for (const { node } of expressionFields(entry, context.index)) checkExpression(node, context.text, problems);
+    const fields = expressionFields(entry, context.index);
+    for (let i = 0; i < fields.length; i++) checkExpression(fields[i]!.node, context.text, problems);
   },
 };
 

@@ -48,7 +48,9 @@ function collectFindProblems(
   text: string | undefined,
   problems: Problem[],
 ): void {
-  for (const node of taggedNodes(root, skip)) {
+  const tagged = taggedNodes(root, skip);
+  for (let i = 0; i < tagged.length; i++) {
+    const node = tagged[i]!;
     if (node.kind === 'seq' && findTags.has(node.tag!) && node.items.length > 0) checkFind(node, index, text, problems);
   }
 }

@@ -93,7 +93,8 @@ function readSelection(entry: BNode, index: SchemaIndex, text: string): Selectio
   if (state && (state.kind !== 'scalar' || isDeferred(state))) return undefined;
   const stateName = state ? String(state.value) : 'present';
   const parts: string[] = [];
-  for (const item of map.entries) {
+  for (let i = 0; i < map.entries.length; i++) {
+    const item = map.entries[i]!;
     const name = keyName(item);
     if (name === undefined) return undefined;
     parts.push(`${name}=${valueKey(item, text)}`);

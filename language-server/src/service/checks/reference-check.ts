@@ -1,7 +1,7 @@
 import { problem, referenceCodes, withSuggestions, type Problem } from '../problem.ts';
 import { keyOfIdRange } from '../reading/blueprint-entries.ts';
 import type { BMap, BNode, BScalar } from '../reading/blueprint-node.ts';
-import { findEntry, isDeferred, keyName } from '../reading/node-queries.ts';
+import { findEntry, isDeferred, keyName, textOf } from '../reading/node-queries.ts';
 import { lineIndexOf, type LineIndex } from '../reading/text-document.ts';
 import type { Check } from './check.ts';
 import { hint, suggest } from './suggestions.ts';
@@ -104,7 +104,7 @@ interface ReferenceContext {
 function checkKeyOf(node: BNode, position: number, context: ReferenceContext, problems: Problem[]): void {
   // Sequences and mappings are reported by the tag checks (tag-wrong-kind).
   if (node.kind !== 'scalar') return;
-  const id = node.value === null ? '' : String(node.value).trim();
+  const id = node.value === null ? '' : textOf(node.value).trim();
   if (id === '') {
     problems.push(problem(codes, 'keyof-empty', node.range, '!KeyOf needs the id of an entry above it: !KeyOf <id>.'));
     return;
@@ -211,7 +211,7 @@ function readEntryInfo(node: BNode): EntryInfo {
     idNode?.kind === 'scalar' && !isDeferred(idNode) && idNode.value !== null ? (idNode as BScalar) : undefined;
   return {
     node,
-    id: literal ? String(literal.value) : undefined,
+    id: literal ? textOf(literal.value) : undefined,
     idNode: literal,
     dynamic: idNode !== undefined && isDeferred(idNode),
     outcome: outcomeFrom(state, conditions),

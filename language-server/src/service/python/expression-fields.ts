@@ -52,17 +52,23 @@ function valuesOf(entry: BMap): BMap[] {
   return values;
 }
 
+/** The answer for most entries, shared: no Python field (a new empty list per entry was garbage). */
+const NO_EXPRESSIONS: readonly ExpressionField[] = [];
+
 /** The Python fields of one entry (in `attrs` or `identifiers`) whose values are literal strings. */
-export function expressionFields(entry: BNode, index: SchemaIndex): ExpressionField[] {
-  if (entry.kind !== 'map' || isDeferred(entry)) return [];
+export function expressionFields(entry: BNode, index: SchemaIndex): readonly ExpressionField[] {
+  if (entry.kind !== 'map' || isDeferred(entry)) return NO_EXPRESSIONS;
   const modelNode = findEntry(entry, 'model')?.value;
-  if (modelNode?.kind !== 'scalar' || isDeferred(modelNode) || typeof modelNode.value !== 'string') return [];
+  if (modelNode?.kind !== 'scalar' || isDeferred(modelNode) || typeof modelNode.value !== 'string')
+    return NO_EXPRESSIONS;
   const model = index.lookupModel(modelNode.value).model;
-  if (!model) return [];
+  if (!model) return NO_EXPRESSIONS;
   let values: BMap[] | undefined;
   const read = (): BMap[] => (values ??= valuesOf(entry));
+  const fields = pythonFieldsOf(model, read);
+  if (fields.length === 0) return NO_EXPRESSIONS;
   const found: ExpressionField[] = [];
-  for (const { field, kind } of pythonFieldsOf(model, read)) {
+  for (const { field, kind } of fields) {
     for (const map of read()) {
       const node = findEntry(map, field)?.value;
       if (node?.kind === 'scalar' && !isDeferred(node) && typeof node.value === 'string') {

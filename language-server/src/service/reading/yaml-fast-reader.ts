@@ -106,11 +106,8 @@ const nanPattern = /^\.(?:nan|NaN|NAN)$/;
 /** YAML 1.1 number and date forms left to the general parser: 0b, 0x, octal, `_`, base 60, timestamps. */
 const otherNumberPattern = /^[-+]?(?:0[bx0-9_]|[0-9][0-9_]*[_:]|\.[0-9_]*_)|^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}|^[-+]?\.$/;
 
-/**
- * A copy of its own length: an array filled by `push` keeps room for at least 17 items, and most
- * collections of a blueprint hold 1-8 while living as long as the tree (~4 MB of 30 for 10,000 entries).
- */
-const fitted = <T>(list: T[]): T[] => list.slice();
+/** Slots of the table of recent keys and tags (a power of two): a blueprint has a few hundred distinct ones. */
+const TEXT_SLOTS = 512;
 
 /** The engine's own copy of a string (as property names are kept): compared with the schema's names by identity. */
 const internalized = (value: string): string => Object.keys({ [value]: 0 })[0] ?? value;
@@ -153,6 +150,14 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
   };
   /** Start of the next line with content, after the node just read (or `len`). */
   let next = 0;
+  // The entries and items of the collections open, on two stacks that every level shares (from
+  // `base` to the top: its own): a collection's array is made once it ends, of its length. An
+  // array of its own, filled by `push`, got room for 17 on the first push (most collections hold
+  // 1-8), then a copy of its length to be kept: ~6 MB of garbage for 10,000 entries.
+  const entryStack: BEntry[] = [];
+  let entryTop = 0;
+  const itemStack: BNode[] = [];
+  let itemTop = 0;
 
   const code = (at: number): number => text.charCodeAt(at);
   const lineEnd = (at: number): number => {
@@ -206,7 +211,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     else unsupported();
   };
 
-  const tagFields = (tag: [number, number]) => ({ tag: text.slice(tag[0], tag[1]), tagRange: tag });
+  const tagFields = (tag: [number, number]) => ({ tag: tagName(tag[0], tag[1]), tagRange: tag });
   const scalar = (value: ScalarValue, start: number, end: number, tag?: [number, number]): BScalar =>
     tag ? scalarNode(value, tag[0], end, tagFields(tag)) : scalarNode(value, start, end);
 
@@ -296,19 +301,40 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     return point > 0x10ffff ? unsupported() : String.fromCodePoint(point);
   };
 
-  /**
-   * The same keys come back in every entry: each distinct plain key is resolved once and its string
-   * shared by all its nodes (one string kept, not one per key, and no YAML 1.1 patterns tried again).
-   */
-  const keyValues = new Map<string, ScalarValue>();
-  const plainKey = (source: string): ScalarValue => {
-    const known = keyValues.get(source);
-    if (known !== undefined) return known;
-    const value = resolvePlain(source);
-    if (typeof value !== 'string') return value;
-    const shared = internalized(value);
-    keyValues.set(source, shared);
+  // The same keys and tags come back in every entry: each distinct text is one shared string, the
+  // engine's own copy (kept once, not once per node; compared by identity). One read before is
+  // found where it is written, without a slice and its hash (most of the cost of a key): the slot
+  // of its length and end characters holds the last shared string seen there, compared in place.
+  const recentTexts: (string | undefined)[] = new Array<undefined>(TEXT_SLOTS).fill(undefined);
+  const sharedTexts = new Map<string, string>();
+  const slotOf = (at: number, end: number): number =>
+    ((end - at) * 31 + code(at) * 7 + code(end - 1)) & (TEXT_SLOTS - 1);
+  const recentText = (slot: number, at: number, end: number): string | undefined => {
+    const recent = recentTexts[slot];
+    return recent !== undefined && recent.length === end - at && text.startsWith(recent, at) ? recent : undefined;
+  };
+  const share = (source: string, slot: number): string => {
+    let shared = sharedTexts.get(source);
+    if (shared === undefined) {
+      shared = internalized(source);
+      sharedTexts.set(source, shared);
+    }
+    recentTexts[slot] = shared;
     return shared;
+  };
+  /** A plain key's value (a plain key never starts with `!`, so no tag's string is found in its slot). */
+  const plainKey = (at: number, end: number): ScalarValue => {
+    const slot = slotOf(at, end);
+    const known = recentText(slot, at, end);
+    if (known !== undefined) return known;
+    const source = text.slice(at, end);
+    if (source === '<<') unsupported();
+    const value = resolvePlain(source);
+    return typeof value === 'string' ? share(value, slot) : value;
+  };
+  const tagName = (at: number, end: number): string => {
+    const slot = slotOf(at, end);
+    return recentText(slot, at, end) ?? share(text.slice(at, end), slot);
   };
 
   /** A key at `at` (plain or quoted) followed by `:` (sets `keyAfter`); undefined when the text there is not a key. */
@@ -328,10 +354,8 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     const end = plainEnd(at);
     if (plainColon < 0) return undefined;
     if (end === at || end - at > 1024) unsupported();
-    const source = text.slice(at, end);
-    if (source === '<<') unsupported();
     keyAfter = plainColon + 1;
-    return scalar(plainKey(source), at, end);
+    return scalar(plainKey(at, end), at, end);
   };
 
   // ---- block scalars ----
@@ -509,8 +533,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     enter(at);
     const isMap = code(at) === Char.LeftBrace;
     const close = isMap ? Char.RightBrace : Char.RightBracket;
-    const items: BNode[] = [];
-    const entries: BEntry[] = [];
+    const base = isMap ? entryTop : itemTop;
     let p = skipFlowSpace(at + 1, parentIndent);
     if (code(p) !== close) {
       for (;;) {
@@ -522,11 +545,11 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
           p = skipFlowSpace(p + 1, parentIndent);
           if (code(p) === Char.Comma || code(p) === close) unsupported();
           const value = readFlowNode(p, parentIndent);
-          entries.push(mapEntry(key, value));
+          entryStack[entryTop++] = mapEntry(key, value);
           p = skipFlowSpace(value.end, parentIndent);
         } else {
           const item = readFlowNode(p, parentIndent);
-          items.push(item);
+          itemStack[itemTop++] = item;
           p = skipFlowSpace(item.end, parentIndent);
         }
         const ch = code(p);
@@ -540,9 +563,15 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     const start = tag ? tag[0] : at;
     const extras = tag ? tagFields(tag) : undefined;
     open--;
-    if (!isMap) return seqNode(fitted(items), true, start, p + 1, extras);
+    if (!isMap) {
+      const items = itemStack.slice(base, itemTop);
+      itemTop = base;
+      return seqNode(items, true, start, p + 1, extras);
+    }
+    const entries = entryStack.slice(base, entryTop);
+    entryTop = base;
     reportDuplicateKeys(entries, problems);
-    return mapNode(fitted(entries), true, start, p + 1, extras);
+    return mapNode(entries, true, start, p + 1, extras);
   };
 
   // ---- block structure ----
@@ -637,7 +666,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
     tag?: [number, number],
   ): BNode => {
     enter(at);
-    const entries: BEntry[] = [];
+    const base = entryTop;
     let key = firstKey;
     let after = firstAfter;
     for (;;) {
@@ -661,7 +690,7 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
           next = below;
         }
       } else value = readInline(valueAt, column, depth + 1);
-      entries.push(mapEntry(key, value));
+      entryStack[entryTop++] = mapEntry(key, value);
       if (next >= len) break;
       const indent = indentOf(next);
       if (indent < column) break;
@@ -669,12 +698,14 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       key = readKey(next + indent) ?? unsupported();
       after = keyAfter;
     }
+    const entries = entryStack.slice(base, entryTop);
+    entryTop = base;
     reportDuplicateKeys(entries, problems);
     open--;
     const start = tag ? tag[0] : at;
     const last = entries[entries.length - 1]!;
     const end = Math.max(last.key.end, last.value.end);
-    return mapNode(fitted(entries), false, start, end, tag ? tagFields(tag) : undefined);
+    return mapNode(entries, false, start, end, tag ? tagFields(tag) : undefined);
   };
 
   /** The line after `dash`'s line that no longer belongs to the item: content indented at most `column`. */
@@ -706,35 +737,39 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
 
   const readBlockSeq = (at: number, column: number, depth: number, tag?: [number, number]): BNode => {
     enter(at);
-    const items: BNode[] = [];
+    const base = itemTop;
     let dash = at;
     for (;;) {
       const lineStart = dash - column;
       const known = itemHook && depth <= itemDepth && skipSpaces(lineStartOf(dash)) === dash;
       const reused = known && reuseHook ? reuseHook(lineStart) : undefined;
       if (reused) {
-        items.push(reused.node);
+        itemStack[itemTop++] = reused.node;
         next = reused.end;
       } else if (known && itemHook) {
         const end = itemEnd(dash, column);
         const level = open;
-        items.push(
-          itemHook(
-            lineStart,
-            end,
-            () => {
-              const node = readSeqItem(dash, column, depth + 1);
-              if (next !== end) unsupported();
-              return node;
-            },
-            level,
-          ),
+        const entryMark = entryTop;
+        const itemMark = itemTop;
+        const item = itemHook(
+          lineStart,
+          end,
+          () => {
+            const node = readSeqItem(dash, column, depth + 1);
+            if (next !== end) unsupported();
+            return node;
+          },
+          level,
         );
         // A read that threw (the hook then read the item another way) left the collections it had
-        // entered counted; over many such items they added up to a false "nested too deep".
+        // entered counted, and their entries and items on the stacks; over many such items the
+        // count added up to a false "nested too deep".
         open = level;
+        entryTop = entryMark;
+        itemTop = itemMark;
+        itemStack[itemTop++] = item;
         next = end;
-      } else items.push(readSeqItem(dash, column, depth + 1));
+      } else itemStack[itemTop++] = readSeqItem(dash, column, depth + 1);
       if (next >= len) break;
       const indent = indentOf(next);
       if (indent < column) break;
@@ -742,10 +777,12 @@ export function readYamlFast(text: string, problems: Problem[], options: FastRea
       if (code(next + indent) !== Char.Dash || !blankAt(next + indent + 1)) break;
       dash = next + indent;
     }
+    const items = itemStack.slice(base, itemTop);
+    itemTop = base;
     open--;
     const start = tag ? tag[0] : at;
     const end = items[items.length - 1]!.end;
-    return seqNode(fitted(items), false, start, end, tag ? tagFields(tag) : undefined);
+    return seqNode(items, false, start, end, tag ? tagFields(tag) : undefined);
   };
 
   const top = nextContentLine(0);

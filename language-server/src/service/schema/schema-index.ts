@@ -201,7 +201,9 @@ export function createSchemaIndex(schema: object): SchemaIndex {
       return { model: undefined, suggestions: nearest(name, modelNames) };
     },
     fieldValidator(model) {
-      if (validators.has(model.name)) return validators.get(model.name);
+      // One lookup for a model seen before (its validator is kept even when undefined).
+      const known = validators.get(model.name);
+      if (known !== undefined || validators.has(model.name)) return known;
       let validate: FieldValidator | undefined;
       try {
         if (model.fields) validate = compileFieldValidator(model.fields, root, getAjv);
