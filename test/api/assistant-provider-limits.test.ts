@@ -3,9 +3,9 @@
  * waited only up to AI_RETRY_AFTER_MAX_SECONDS, a reply ends at AI_REPLY_TIMEOUT_SECONDS, replies
  * run on a runner of their own, and a stopping worker ends their waits at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished } from 'vitest';
 import type { AiProviderConfig } from '../../server/config.ts';
-import { startWorker } from '../../server/jobs/worker.ts';
+import { startWorker, type BackgroundWorker } from '../../server/jobs/worker.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startModelTestServer, type ModelTestServer } from '../support/model-test-server.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -55,6 +55,21 @@ const pendingReplies = async (chats: string[]) =>
       )
     )[0]!.n,
   );
+/**
+ * A worker of the test's own, stopped once (by the test, or when the test ends however it ends: a
+ * test that times out leaves its awaits behind, and its worker would take the next test's jobs).
+ * `step` names what the test last began to wait for, which a failure reports (a timeout says no more).
+ */
+async function ownWorker(options: Parameters<typeof startWorker>[0]) {
+  const worker: BackgroundWorker = await startWorker(options);
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= worker.stop());
+  const state = { step: 'started', stop };
+  onTestFinished(() => stop());
+  onTestFailed(() => console.error(`the last wait begun: ${state.step}`));
+  return state;
+}
+
 /** Runs due jobs until every reply of `chats` is written (a job a stopped worker gave back waits a few seconds). */
 const writeAll = (chats: string[]) =>
   until(
@@ -135,7 +150,7 @@ describe('assistant: replies on a runner of their own', () => {
     const slow = provider(model.baseUrl, { timeoutSeconds: 600, replyTimeoutSeconds: 600 });
     const chats = [];
     for (let i = 0; i < 4; i++) chats.push(await startChat(`Slow question ${i}`));
-    const worker = await startWorker({
+    const worker = await ownWorker({
       connectionString: server.databaseUrl,
       concurrency: 4,
       aiConcurrency: 2,
@@ -143,7 +158,9 @@ describe('assistant: replies on a runner of their own', () => {
       ai: slow,
     });
     try {
-      await until(async () => completions().length === 2, 20_000, 'two replies to reach the provider');
+      worker.step = 'two replies to reach the provider';
+      await until(async () => completions().length === 2, 20_000, worker.step);
+      worker.step = 'an account and a transaction to be created';
       const account = await server.api.call('createAccount', {
         key: household.writeKey,
         body: { account: { name: 'Checking', account_type: 'depository', balance: 100 } },
@@ -155,17 +172,20 @@ describe('assistant: replies on a runner of their own', () => {
       });
       const balance = async () =>
         (await server.api.call('getAccount', { key: household.readKey, params: { id } })).body.data.balance_cents;
-      await until(async () => (await balance()) === 6000, 20_000, 'the account sync beside the replies');
+      worker.step = 'the account sync beside the replies';
+      await until(async () => (await balance()) === 6000, 20_000, worker.step);
       expect(await pendingReplies(chats)).toBe(4);
       // AI_WORKER_CONCURRENCY: two replies at a time, whatever the main runner's concurrency.
       expect(completions()).toHaveLength(2);
     } finally {
+      worker.step = 'the worker to stop';
       await worker.stop();
     }
     // Stopped mid-request, the replies are still pending, and the next run writes them.
     expect(await pendingReplies(chats)).toBe(4);
     model.reset();
     model.script(...chats.map(() => ({ text: 'Answered after all.' })));
+    worker.step = 'the replies to be written';
     await writeAll(chats);
     for (const chat of chats) {
       expect((await getChat(chat)).messages[1]).toMatchObject({ status: 'complete', content: 'Answered after all.' });
@@ -177,16 +197,18 @@ describe('assistant: replies on a runner of their own', () => {
     model.script({ status: 429, headers: { 'retry-after': '300' } }, { text: 'Written after the restart.' });
     const patient = provider(model.baseUrl, { retryAfterMaxSeconds: 600, replyTimeoutSeconds: 600 });
     const chat = await startChat('Wait for it');
-    const worker = await startWorker({
+    const worker = await ownWorker({
       connectionString: server.databaseUrl,
       concurrency: 1,
       pollIntervalMs: 100,
       ai: patient,
     });
     try {
-      await until(async () => completions().length === 1, 20_000, 'the reply to reach the provider');
+      worker.step = 'the reply to reach the provider';
+      await until(async () => completions().length === 1, 20_000, worker.step);
     } finally {
       // Waiting out the provider's 300 s would outlast this test's timeout.
+      worker.step = 'the worker to stop';
       await worker.stop();
     }
     expect(completions()).toHaveLength(1);
