@@ -234,7 +234,15 @@ export async function startWorker(options: WorkerOptions): Promise<BackgroundWor
     async stop() {
       stopped = true;
       await restarting;
-      await stopRunners(current);
+      const last = current;
+      await stopRunners(last);
+      // A job whose outcome a stopping runner did not record (a reply aborted as it was taken) would
+      // stay locked until a later start's sweep, and nothing else would run it; none of ours runs
+      // now, so whatever they still lock is freed. A database that is gone leaves it to that sweep.
+      await unlockWorkers(
+        options.connectionString,
+        last.flatMap((running) => running.poolIds),
+      ).catch(() => undefined);
       await liveness.stop();
     },
   };

@@ -181,8 +181,9 @@ describe('assistant: replies on a runner of their own', () => {
       worker.step = 'the worker to stop';
       await worker.stop();
     }
-    // Stopped mid-request, the replies are still pending, and the next run writes them.
+    // Stopped mid-request, the replies are still pending, none is left locked, and the next run writes them.
     expect(await pendingReplies(chats)).toBe(4);
+    expect(await server.query('select id from graphile_worker.jobs where locked_at is not null')).toEqual([]);
     model.reset();
     model.script(...chats.map(() => ({ text: 'Answered after all.' })));
     worker.step = 'the replies to be written';
