@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,10 @@ async function accountWithPendingSync(name: string): Promise<string> {
   return id;
 }
 
+/** The niceness of the scheduling group of `pid`'s session (Linux autogroups). */
+const autogroupNiceness = (pid: number) =>
+  Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
+
 const pendingJobs = async () =>
   Number((await server.query<{ n: string }>('select count(*) as n from graphile_worker.jobs'))[0]!.n);
 const lockedBy = async () =>
@@ -59,15 +64,20 @@ describe('npm run worker', () => {
       const backends = await server.query<{ pid: number }>(
         `select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`,
       );
-      return backends.filter(({ pid }) => os.getPriority(pid) === 19).length;
+      return backends.filter(({ pid }) => os.getPriority(pid) === 19);
     };
     try {
       await until(async () => worker.output().includes('worker running'), 30_000, 'the worker to start');
       expect(os.getPriority(worker.process.pid)).toBe(19);
-      await until(async () => (await backendsAt19()) > 0, 10_000, 'a backend of the worker at niceness 19');
+      await until(async () => (await backendsAt19()).length > 0, 10_000, 'a backend of the worker at niceness 19');
       // The requests' backends keep the database's own niceness.
       const [own] = await server.query<{ pid: number }>('select pg_backend_pid() as pid');
       expect(os.getPriority(own!.pid)).toBeLessThan(19);
+      // Where the kernel shares the CPU by session first, each backend's session (its own) is lowered too.
+      if (existsSync(`/proc/${own!.pid}/autogroup`)) {
+        for (const { pid } of await backendsAt19()) expect(autogroupNiceness(pid)).toBe(19);
+        expect(autogroupNiceness(own!.pid)).toBeLessThan(19);
+      }
     } finally {
       worker.process.kill('SIGTERM');
     }
