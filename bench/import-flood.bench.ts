@@ -10,7 +10,7 @@
  * Writes bench/results/import-flood.json and prints a Markdown table. See bench/README.md.
  */
 import { randomUUID } from 'node:crypto';
-import { execFile } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import { startChild, type ChildServer } from './children.ts';
 import { backgroundJobsDone, createBenchDatabase } from './database.ts';
 import { machineInfo } from './machine.ts';
 import { seedHousehold } from './seed.ts';
+import type { UploadAnswer, UploadOrder } from './upload-child.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = process.env.BENCH_IMPORT_FLOOD_RESULTS ?? path.join(ROOT, 'bench', 'results', 'import-flood.json');
@@ -85,22 +86,26 @@ async function reads(baseUrl: string, key: string, stop: () => boolean, max: num
   return Promise.all(sent);
 }
 
-/**
- * POSTs the JSON in `file` with curl, in a process of its own: sending 10 MiB bodies from this
- * process would delay the reads it sends and times. Returns the status and the import's id.
- */
-function upload(url: string, key: string, file: string): Promise<{ status: number; id: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const args = ['-s', '-X', 'POST', '-H', `X-Api-Key: ${key}`, '-H', 'Content-Type: application/json'];
-    // curl's -w turns \n into a line break: the body, then the status on a line of its own.
-    args.push('--data-binary', `@${file}`, '-w', '\\n%{http_code}', url);
-    execFile('curl', args, { maxBuffer: 1024 * 1024 }, (error, stdout) => {
-      if (error) return reject(error);
-      const split = stdout.lastIndexOf('\n');
-      const answer = JSON.parse(stdout.slice(0, split)) as { data?: { id: string } };
-      resolve({ status: Number(stdout.slice(split + 1)), id: answer.data?.id });
-    });
+/** Starts bench/upload-child.ts and waits until it can take an order. */
+async function startUploader(): Promise<{ post(order: UploadOrder): Promise<UploadAnswer[]>; stop(): void }> {
+  const child = fork(fileURLToPath(new URL('./upload-child.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the uploader exited with code ${code}`)));
+  });
+  return {
+    post: (order) =>
+      new Promise((resolve, reject) => {
+        child.once('message', (message: { answers?: UploadAnswer[]; error?: string }) =>
+          message.answers ? resolve(message.answers) : reject(new Error(message.error)),
+        );
+        child.send(order);
+      }),
+    stop: () => child.disconnect(),
+  };
 }
 
 function summary(samples: Read[], endpoint: Endpoint) {
@@ -115,6 +120,7 @@ async function main() {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'import-flood-'));
   let service: ChildServer | undefined;
   let worker: ChildServer | undefined;
+  let uploader: Awaited<ReturnType<typeof startUploader>> | undefined;
   try {
     const reader = await seedHousehold(orm.em.fork(), HISTORY, 5_000);
     const em = orm.em.fork();
@@ -143,6 +149,7 @@ async function main() {
     await backgroundJobsDone(pool);
     service = await startChild('service', './service-server.ts', { DATABASE_URL: database.url, DB_POOL_SIZE: '10' });
     const baseUrl = service.baseUrl;
+    uploader = await startUploader();
     await reads(baseUrl, reader.key, () => false, 40); // warm-up
     const idle = await reads(baseUrl, reader.key, () => false, IDLE_READS * 2);
     const idleLoad = os.loadavg()[0]!;
@@ -150,12 +157,12 @@ async function main() {
     let stopped = false;
     const flood = reads(baseUrl, reader.key, () => stopped, Number.POSITIVE_INFINITY);
     const started = performance.now();
-    const posts = await Promise.all(
-      Array.from({ length: IMPORTS }, async () => {
-        const answer = await upload(`${baseUrl}/api/v1/imports`, flooderKey, bodyFile);
-        return { ...answer, ms: performance.now() - started };
-      }),
-    );
+    const posts = await uploader.post({
+      url: `${baseUrl}/api/v1/imports`,
+      key: flooderKey,
+      file: bodyFile,
+      count: IMPORTS,
+    });
     const postsDone = performance.now();
     log(
       `POSTs answered ${posts.map((post) => post.status).join(' ')}, the last after ${round(postsDone - started)} ms`,
@@ -265,6 +272,7 @@ async function main() {
       ].join('\n'),
     );
   } finally {
+    uploader?.stop();
     await service?.stop();
     await worker?.stop();
     await pool.end();
