@@ -111,7 +111,7 @@ export async function createApp({
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
     admission: { createImport: importSlots, deleteImport: importSlots },
     // A CSV of up to 10 MiB arrives as one JSON string.
-    offThread: ['createImport'],
+    offThread: { createImport: 'raw_file_content' },
     clock,
   });
 

@@ -49,9 +49,11 @@ export interface ApiRouterOptions {
   admission?: Partial<Record<OperationId, WorkSlots>>;
   /**
    * Operations whose large bodies (above OFF_THREAD_BYTES) are parsed and checked against the
-   * contract on a worker thread (`body-thread.ts`), so the event loop keeps answering others.
+   * contract on a worker thread (`body-thread.ts`), so the event loop keeps answering others, each
+   * with the top-level string field that carries its bulk: the handler gets that field's UTF-8
+   * bytes as `text`, and its digest in the body (`checkJsonRequest`).
    */
-  offThread?: OperationId[];
+  offThread?: Partial<Record<OperationId, string>>;
   /** The time kept answers of an `Idempotency-Key` expire by (the system's by default); tests move it. */
   clock?: Clock;
 }
@@ -105,7 +107,7 @@ function chain(steps: Middleware[]): Middleware {
  */
 export async function createApiRouter(options: ApiRouterOptions): Promise<RouteTable> {
   const api = await createRequestValidator(options.document);
-  const bodyThread = options.offThread?.length ? await bodyThreadFor(options.document) : undefined;
+  const bodyThread = Object.keys(options.offThread ?? {}).length ? await bodyThreadFor(options.document) : undefined;
 
   const routes = new RouteTable();
   // Statements outside a unit of work run on the ORM's root manager: a fork per request (an identity
@@ -146,21 +148,18 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
       return checked;
     };
     // Read, parsed and checked in one step, on the thread when the body is large.
+    const textField = options.offThread?.[operationId];
     const checkOffThread = async (ctx: Context, next: () => Promise<unknown>) => {
       const bytes = await jsonBytes(ctx, options.jsonBodyLimit);
       const checked =
         bytes && bodyThread && bytes.byteLength > OFF_THREAD_BYTES
-          ? await bodyThread.check(operationId, requestParts(ctx), bytes)
-          : checkJsonRequest(check, requestParts(ctx), bytes);
+          ? await bodyThread.check(operationId, requestParts(ctx), bytes, textField)
+          : checkJsonRequest(check, requestParts(ctx), bytes, textField);
       ctx.state.checked = validated(checked);
       if ('body' in checked) ctx.request.body = checked.body;
       return next();
     };
-    const bodySteps = options.offThread?.includes(operationId)
-      ? [checkOffThread]
-      : operation.requestBody
-        ? [parseBody]
-        : [];
+    const bodySteps = textField ? [checkOffThread] : operation.requestBody ? [parseBody] : [];
 
     const steps = [
       async (ctx: Context, next: () => Promise<unknown>) => {
@@ -198,6 +197,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
           query: checked.query as never,
           cookies: parts.cookies as never,
           body: ctx.request.body as never,
+          text: checked.text,
           address: ctx.ip,
           principal: ctx.state.principal as never,
           db,

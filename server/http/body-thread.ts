@@ -5,15 +5,23 @@ import type { BodyCheck, RequestParts } from './request-check.ts';
 /** A JSON body above this many bytes is parsed and checked on the thread, a smaller one where it arrived. */
 export const OFF_THREAD_BYTES = 1024 * 1024;
 
-/** A request for the thread: its operation, its parts without the body, and the body's bytes. */
+/** A request for the thread: its operation, its parts without the body, the body's bytes, and its large text field. */
 export interface BodyJob {
   id: number;
   operationId: string;
   request: Omit<RequestParts, 'body'>;
   bytes: Uint8Array;
+  textField: string | undefined;
 }
 
 export type BodyJobResult = { id: number; check: BodyCheck } | { id: number; error: string };
+
+/** `bytes` as a view of a buffer of its own, which can move between threads (a pooled one is copied first). */
+export function movable(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes
+    : Uint8Array.prototype.slice.call(bytes);
+}
 
 /** What the thread posts once its validator is built. */
 export const THREAD_READY = 'ready';
@@ -41,15 +49,16 @@ class BodyThread {
 
   constructor(private readonly document: OpenApiDocument) {}
 
-  check(operationId: string, request: Omit<RequestParts, 'body'>, bytes: Buffer): Promise<BodyCheck> {
+  check(
+    operationId: string,
+    request: Omit<RequestParts, 'body'>,
+    bytes: Buffer,
+    textField: string | undefined,
+  ): Promise<BodyCheck> {
     const worker = this.start();
     const id = this.nextId++;
-    // A body of its own buffer moves to the thread; one sharing a pooled buffer is copied first.
-    const owned =
-      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-        ? bytes
-        : Uint8Array.prototype.slice.call(bytes);
-    const job: BodyJob = { id, operationId, request, bytes: owned };
+    const owned = movable(bytes);
+    const job: BodyJob = { id, operationId, request, bytes: owned, textField };
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.postMessage(job, [owned.buffer as ArrayBuffer]);

@@ -46,6 +46,11 @@ export interface HandlerInput<K extends OperationId> {
   query: QueryParams<K>;
   cookies: CookieParams<K>;
   body: RequestBody<K>;
+  /**
+   * The UTF-8 bytes of the body's bulk text field, for the operations that name one (api-router's
+   * `offThread`); that field of `body` then holds their digest, not the text.
+   */
+  text: Uint8Array | undefined;
   /** The client's address (http/client-address.ts: the socket's peer, or as our proxies report it). */
   address: string;
   /** The caller; none for the public operations. */

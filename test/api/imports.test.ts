@@ -518,6 +518,37 @@ describe('limits and boundaries', () => {
     expect(accepted).toMatchObject({ status: 'pending', stats: { rows_count: 80_001, invalid_rows_count: 0 } });
   });
 
+  it('stores the CSV byte for byte, small or above 1 MiB, and tells two large files apart by Idempotency-Key', async () => {
+    const small = 'date,amount,notes\n2024-01-01,1.00,Müller € 😀\n';
+    const large = small + '2024-01-02,2.00,Straße\n'.repeat(60_000);
+    expect(Buffer.byteLength(large)).toBeGreaterThan(1024 * 1024);
+    const stored = async (id: string) =>
+      (await server.query<{ csv: string }>('select raw_file_content as csv from imports where id = $1', [id]))[0]!.csv;
+    for (const csv of [small, large]) {
+      const created = await create({ raw_file_content: csv, account_id: checking });
+      expect(created.status).toBe(201);
+      expect(await stored(created.body.data.id)).toBe(csv);
+    }
+    const key = `large-${crypto.randomUUID()}`;
+    const sendWithKey = (csv: string) =>
+      server.api.call('createImport', {
+        key: household.writeKey,
+        body: { raw_file_content: csv, account_id: checking },
+        headers: { 'idempotency-key': key },
+      });
+    const first = await sendWithKey(large);
+    expect(first.status).toBe(201);
+    const again = await sendWithKey(large);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(again.body.data.id).toBe(first.body.data.id);
+    // The same size, one character changed at the end: another request.
+    const changed = await sendWithKey(`${large.slice(0, -2)}9\n`);
+    expect({ status: changed.status, error: changed.body.error }).toEqual({
+      status: 422,
+      error: 'idempotency_key_reused',
+    });
+  });
+
   it('keeps families apart and scopes as usual', async () => {
     const mine = await createRead({ raw_file_content: 'date,amount\n2024-01-01,1', account_id: checking });
     expect((await show(mine.id, other.readKey)).status).toBe(404);
