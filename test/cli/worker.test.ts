@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,13 @@ describe('npm run worker', () => {
     try {
       await until(async () => worker.output().includes('worker running'), 30_000, 'the worker to start');
       expect(os.getPriority(worker.process.pid)).toBe(19);
+      // Each of its threads (the garbage collector's helpers among them), where the kernel lists them.
+      const taskDirectory = `/proc/${worker.process.pid}/task`;
+      if (existsSync(taskDirectory)) {
+        const threads = readdirSync(taskDirectory).map(Number);
+        expect(threads.length).toBeGreaterThan(1);
+        expect(threads.filter((thread) => os.getPriority(thread) !== 19)).toEqual([]);
+      }
       await until(async () => (await backendsAt19()).length > 0, 10_000, 'a backend of the worker at niceness 19');
       // The requests' backends keep the database's own niceness.
       const [own] = await server.query<{ pid: number }>('select pg_backend_pid() as pid');
