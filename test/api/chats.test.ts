@@ -18,7 +18,9 @@ const provider = (baseUrl: string): AiProviderConfig => ({
   baseUrl,
   apiKey: 'test-key',
   model: 'test-model',
-  timeoutSeconds: 1,
+  // 1 s was too short under the suite's parallel load: a 500 KB tool call, streamed, timed out and
+  // its reply failed, and the next tests' replies took the scripted answers it had left.
+  timeoutSeconds: 5,
   maxRetries: 1,
   contextTokens: 12_000,
   retryAfterMaxSeconds: 30,
