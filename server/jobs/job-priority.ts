@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -78,10 +78,40 @@ export async function lowerBackendPriority(client: pg.Client, niceness: number):
   const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
   const pid = rows[0]?.pid;
   if (!pid || !(await isOurBackend(client, pid))) return false;
+  await lowerOwnAutogroup(pid, niceness);
   try {
     os.setPriority(pid, Math.max(os.getPriority(pid), niceness));
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Linux with autogroups (`/proc/sys/kernel/sched_autogroup_enabled`) shares the CPU between
+ * sessions first and applies a process's niceness only among its own session's processes. Every
+ * PostgreSQL backend leads a session of its own, so a reniced backend still got an equal share
+ * against each request's backend: the group's niceness (`/proc/<pid>/autogroup`) is what counts.
+ * Written only when the backend leads its session, never to a group it shares with its parent.
+ */
+async function lowerOwnAutogroup(pid: number, niceness: number): Promise<void> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command: state, ppid, pgrp, session.
+    const session = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+    if (session !== pid) return;
+    const current = Number(/ nice (-?\d+)/.exec(await readFile(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
+    if (!(current < niceness)) return;
+    // Without CAP_SYS_ADMIN the kernel takes one such write per 100 ms, machine-wide (EAGAIN).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await writeFile(`/proc/${pid}/autogroup`, String(niceness));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || attempt === 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 50));
+      }
+    }
+  } catch {
+    // No autogroups in this kernel, or not ours to change: the process's niceness is all there is.
   }
 }

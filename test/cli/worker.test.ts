@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,10 @@ async function accountWithPendingSync(name: string): Promise<string> {
   });
   return id;
 }
+
+/** The niceness of the scheduling group of `pid`'s session (Linux autogroups). */
+const autogroupNiceness = (pid: number) =>
+  Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
 
 const pendingJobs = async () =>
   Number((await server.query<{ n: string }>('select count(*) as n from graphile_worker.jobs'))[0]!.n);
@@ -76,6 +80,11 @@ describe('npm run worker', () => {
       // The requests' backends keep the database's own niceness.
       const [own] = await server.query<{ pid: number }>('select pg_backend_pid() as pid');
       expect(os.getPriority(own!.pid)).toBeLessThan(19);
+      // Where the kernel shares the CPU by session first, each backend's session (its own) is lowered too.
+      if (existsSync(`/proc/${own!.pid}/autogroup`)) {
+        for (const { pid } of await backendsAt19()) expect(autogroupNiceness(pid)).toBe(19);
+        expect(autogroupNiceness(own!.pid)).toBeLessThan(19);
+      }
     } finally {
       worker.process.kill('SIGTERM');
     }
