@@ -26,6 +26,7 @@ import { Migration20261202010000_import_text_uncompressed } from './migrations/M
 import { Migration20261203010000_transfer_suggest_marks } from './migrations/Migration20261203010000_transfer_suggest_marks.ts';
 import { Migration20261204010000_account_write_lock } from './migrations/Migration20261204010000_account_write_lock.ts';
 import { Migration20261204020000_search_text_given } from './migrations/Migration20261204020000_search_text_given.ts';
+import { Migration20261205000000_stale_mark_lock } from './migrations/Migration20261205000000_stale_mark_lock.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -66,6 +67,7 @@ const migrations = [
   { name: 'Migration20261203010000_transfer_suggest_marks', class: Migration20261203010000_transfer_suggest_marks },
   { name: 'Migration20261204010000_account_write_lock', class: Migration20261204010000_account_write_lock },
   { name: 'Migration20261204020000_search_text_given', class: Migration20261204020000_search_text_given },
+  { name: 'Migration20261205000000_stale_mark_lock', class: Migration20261205000000_stale_mark_lock },
 ];
 
 /**

@@ -412,11 +412,17 @@ describe('published on create: written while it is read', () => {
 
 describe('while the account is being written', () => {
   it('takes a new import of the account at once: a write holds the account without holding back rows that refer to it', async () => {
-    // What a transaction import written as it is read holds for minutes: the request writers' lock
-    // and the one the balance bound queues with (its entries' inserts call it).
+    // What a transaction import written as it is read holds for minutes: the request writers' lock,
+    // and those its entries' inserts take through triggers: the balance bound's queue and the mark
+    // of the first date whose balance changed.
     await server.orm.em.fork().transactional(async (tx) => {
       await lockAccount(tx, household.familyId, checking);
       await sql(tx, `select queue_balance_bound(array[?]::uuid[], '{}')`, [checking]);
+      await sql(
+        tx,
+        `select mark_balances_stale(jsonb_build_array(jsonb_build_object('account_id', ?::uuid, 'date', ?::date)))`,
+        [checking, '2024-03-01'],
+      );
       let answered = false;
       const status = create({ raw_file_content: GERMAN_BANK, ...GERMAN_CONFIG, account_id: checking }).then(
         (answer) => answer.status,
