@@ -23,6 +23,7 @@ import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-docume
 import { frontDoor } from './http/front-door.ts';
 import { createAccessGate, type CredentialRow, type RateLimitConfig } from './http/access-gate.ts';
 import type { CredentialCache } from './http/credential-cache.ts';
+import type { UploadStore } from './imports/import-files.ts';
 
 export interface AppDependencies {
   config: Pick<
@@ -38,6 +39,7 @@ export interface AppDependencies {
     | 'passwordHashConcurrency'
     | 'passwordHashWaitMs'
     | 'imports'
+    | 'workerNiceness'
   > &
     RateLimitConfig &
     LoginThrottleConfig;
@@ -110,8 +112,16 @@ export async function createApp({
     accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),
     admission: { createImport: importSlots, deleteImport: importSlots },
-    // A CSV of up to 10 MiB arrives as one JSON string.
-    offThread: { createImport: 'raw_file_content' },
+    // A CSV of up to 10 MiB arrives as one JSON string; a large one is stored by the body thread.
+    offThread: {
+      createImport: {
+        field: 'raw_file_content',
+        store: {
+          module: new URL('./imports/import-files.ts', import.meta.url).href,
+          options: { databaseUrl: orm.config.get('clientUrl'), niceness: config.workerNiceness } satisfies UploadStore,
+        },
+      },
+    },
     clock,
   });
 

@@ -27,6 +27,7 @@ import { Migration20261203010000_transfer_suggest_marks } from './migrations/Mig
 import { Migration20261204010000_account_write_lock } from './migrations/Migration20261204010000_account_write_lock.ts';
 import { Migration20261204020000_search_text_given } from './migrations/Migration20261204020000_search_text_given.ts';
 import { Migration20261205000000_stale_mark_lock } from './migrations/Migration20261205000000_stale_mark_lock.ts';
+import { Migration20261205010000_import_files } from './migrations/Migration20261205010000_import_files.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -68,6 +69,7 @@ const migrations = [
   { name: 'Migration20261204010000_account_write_lock', class: Migration20261204010000_account_write_lock },
   { name: 'Migration20261204020000_search_text_given', class: Migration20261204020000_search_text_given },
   { name: 'Migration20261205000000_stale_mark_lock', class: Migration20261205000000_stale_mark_lock },
+  { name: 'Migration20261205010000_import_files', class: Migration20261205010000_import_files },
 ];
 
 /**

@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import type { SqlTarget } from '../core/sql.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { WorkSlots } from '../core/work-slots.ts';
-import { bodyThreadFor, OFF_THREAD_BYTES } from './body-thread.ts';
+import { bodyThreadFor, OFF_THREAD_BYTES, type BulkText } from './body-thread.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
 import { BadRequest, Forbidden, NotFound } from '../core/errors.ts';
 import { HttpError } from './errors.ts';
@@ -51,9 +51,10 @@ export interface ApiRouterOptions {
    * Operations whose large bodies (above OFF_THREAD_BYTES) are parsed and checked against the
    * contract on a worker thread (`body-thread.ts`), so the event loop keeps answering others, each
    * with the top-level string field that carries its bulk: the handler gets that field's UTF-8
-   * bytes as `text`, and its digest in the body (`checkJsonRequest`).
+   * bytes as `text`, or, for a large body whose `store` kept them, where (`stored`); the body holds
+   * their digest (`checkJsonRequest`).
    */
-  offThread?: Partial<Record<OperationId, string>>;
+  offThread?: Partial<Record<OperationId, BulkText>>;
   /** The time kept answers of an `Idempotency-Key` expire by (the system's by default); tests move it. */
   clock?: Clock;
 }
@@ -148,18 +149,18 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
       return checked;
     };
     // Read, parsed and checked in one step, on the thread when the body is large.
-    const textField = options.offThread?.[operationId];
+    const bulk = options.offThread?.[operationId];
     const checkOffThread = async (ctx: Context, next: () => Promise<unknown>) => {
       const bytes = await jsonBytes(ctx, options.jsonBodyLimit);
       const checked =
         bytes && bodyThread && bytes.byteLength > OFF_THREAD_BYTES
-          ? await bodyThread.check(operationId, requestParts(ctx), bytes, textField)
-          : checkJsonRequest(check, requestParts(ctx), bytes, textField);
+          ? await bodyThread.check(operationId, requestParts(ctx), bytes, bulk)
+          : checkJsonRequest(check, requestParts(ctx), bytes, bulk?.field);
       ctx.state.checked = validated(checked);
       if ('body' in checked) ctx.request.body = checked.body;
       return next();
     };
-    const bodySteps = textField ? [checkOffThread] : operation.requestBody ? [parseBody] : [];
+    const bodySteps = bulk ? [checkOffThread] : operation.requestBody ? [parseBody] : [];
 
     const steps = [
       async (ctx: Context, next: () => Promise<unknown>) => {
@@ -198,6 +199,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
           cookies: parts.cookies as never,
           body: ctx.request.body as never,
           text: checked.text,
+          stored: checked.stored,
           address: ctx.ip,
           principal: ctx.state.principal as never,
           db,

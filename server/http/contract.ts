@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { operations } from '../core/api-types.generated.ts';
 import type { SqlTarget } from '../core/sql.ts';
 import type { Principal } from './principal.ts';
+import type { StoredText } from '../core/stored-text.ts';
 
 /** The operationIds of the contract. */
 export type OperationId = keyof operations;
@@ -51,6 +52,8 @@ export interface HandlerInput<K extends OperationId> {
    * `offThread`); that field of `body` then holds their digest, not the text.
    */
   text: Uint8Array | undefined;
+  /** Where the body thread stored that text instead, for a large body whose operation has a store. */
+  stored: StoredText | undefined;
   /** The client's address (http/client-address.ts: the socket's peer, or as our proxies report it). */
   address: string;
   /** The caller; none for the public operations. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import qs from 'qs';
 import bourne from '@hapi/bourne';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import type { StoredText } from '../core/stored-text.ts';
 import { createOpenApiAjv } from './ajv.ts';
 import type { ResponseErrorDetail } from './errors.ts';
 import { jsonShapeProblem } from './json-shape.ts';
@@ -142,9 +143,14 @@ export function readJson(bytes: Uint8Array): JsonRead {
 
 /**
  * A request the contract accepts: its parameters as coerced (and its body, when checked with it),
- * and the UTF-8 bytes of its large text field, when the operation has one (`checkJsonRequest`).
+ * and the UTF-8 bytes of its large text field, when the operation has one (`checkJsonRequest`), or
+ * where the body thread stored them (`stored`, body-thread.ts).
  */
-export type ValidRequest = Extract<RequestCheck, { outcome: 'valid' }> & { body?: unknown; text?: Uint8Array };
+export type ValidRequest = Extract<RequestCheck, { outcome: 'valid' }> & {
+  body?: unknown;
+  text?: Uint8Array;
+  stored?: StoredText;
+};
 
 /** What checking a request with a JSON body found: as `readJson` and `checkRequest`, the body once valid. */
 export type BodyCheck = Exclude<JsonRead, { outcome: 'parsed' }> | RequestCheck | ValidRequest;

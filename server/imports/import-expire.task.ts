@@ -2,6 +2,7 @@ import type { ImportSettings } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import { defineTask } from '../core/job-queue.ts';
 import { inTransaction } from '../core/sql.ts';
+import { sweepImportFiles } from './import-files.ts';
 import { expireImports } from './import-lifecycle.ts';
 
 declare module '../core/job-queue.ts' {
@@ -20,7 +21,8 @@ export const IMPORT_EXPIRE_CRONTAB = '17 * * * * import_expire';
 /**
  * The `import_expire` task: every `pending` or `failed` import untouched for `expiryDays` (by
  * `clock`) becomes `expired`, and its rows and CSV text are removed, a few imports per
- * transaction so that no transaction holds many rows' locks for long.
+ * transaction so that no transaction holds many rows' locks for long. Then the stored CSVs no
+ * import took go (import-files.ts).
  */
 export function importExpireTask(settings: ImportSettings, clock: Clock) {
   return defineTask('import_expire', [], async (_payload, helpers) => {
@@ -34,6 +36,7 @@ export function importExpireTask(settings: ImportSettings, clock: Clock) {
           { statementTimeoutMs: settings.statementTimeoutMs },
         );
       } while (expired === PER_TRANSACTION);
+      await sweepImportFiles(client);
     });
   });
 }

@@ -190,7 +190,7 @@ export async function expireImports(target: SqlTarget, cutoff: Date, days: numbe
        select id from imports where status in ('pending', 'failed') and updated_at < ?::timestamptz
        order by updated_at limit ? for update skip locked
      )
-     update imports i set status = 'expired', raw_file_content = '', error = ?, updated_at = now()
+     update imports i set status = 'expired', file_id = null, error = ?, updated_at = now()
      from due where i.id = due.id returning i.id`,
     [cutoff.toISOString(), limit, expiredMessage(days)],
   );

@@ -56,9 +56,9 @@ async function stage(
       // Not `for update`: the rows' foreign key takes a key-share lock on the import. Writing as it
       // reads, it takes only that lock, so that progress is written on a second connection.
       const [record] = await run<ImportToStage>(
-        `select i.family_id, i.type, i.configuration, i.account_id, i.raw_file_content, i.publish_when_read,
-           f.currency as family_currency
-         from imports i join families f on f.id = i.family_id
+        `select i.family_id, i.type, i.configuration, i.account_id, coalesce(c.content, '') as raw_file_content,
+           i.publish_when_read, f.currency as family_currency
+         from imports i join families f on f.id = i.family_id left join import_files c on c.id = i.file_id
          where i.id = ?::uuid and i.status = 'staging' for ${writeAsRead ? 'key share' : 'no key update'} of i`,
         [importId],
       );

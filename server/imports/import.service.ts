@@ -19,12 +19,16 @@ import {
   startReverting,
   startStaging,
 } from './import-lifecycle.ts';
+import { discardImportFile, insertImportFile, type StoredFile } from './import-files.ts';
 import { lockFamilyImports, passTurn } from './import-turns.ts';
 import { findImport, type ImportRecord } from './import.queries.ts';
 
 type ConfigurationInput = Partial<{ [K in keyof ImportConfiguration]: ImportConfiguration[K] }>;
 
-/** A new import as requested; its CSV comes apart, as UTF-8 bytes (api-router's `offThread`). */
+/**
+ * A new import as requested, without its CSV: that comes apart (api-router's `offThread`), as
+ * UTF-8 bytes, or for a large body already stored by the body thread (import-files.ts).
+ */
 export interface NewImport extends ConfigurationInput {
   type?: ImportType | undefined;
   account_id?: string | undefined;
@@ -32,8 +36,7 @@ export interface NewImport extends ConfigurationInput {
 }
 
 /** 422 `content_too_large`: the contract's byte limit, which `maxLength` (characters) cannot state. */
-function checkContentSize(content: Uint8Array): void {
-  const bytes = content.byteLength;
+function checkContentSize(bytes: number): void {
   if (bytes > CSV_CONTENT_LIMIT) {
     throw new ValidationFailed(
       [{ message: `must be at most ${CSV_CONTENT_LIMIT} bytes (it has ${bytes})`, path: '/raw_file_content' }],
@@ -54,31 +57,38 @@ async function accountOf(tx: EntityManager, familyId: string, accountId: string)
 
 /**
  * Creates an import and queues the reading of its CSV (`staging`) in the family's turn, in one
- * transaction; `publish: "true"` has it published once read, when its rows allow.
+ * transaction; `publish: "true"` has it published once read, when its rows allow. A file stored
+ * ahead (`StoredFile`) that ends up in no import is removed again.
  */
 export async function createImport(
   em: EntityManager,
   settings: ImportSettings,
   familyId: string,
   input: NewImport,
-  content: Uint8Array,
+  content: Uint8Array | StoredFile,
 ): Promise<string> {
-  checkContentSize(content);
+  const stored = 'id' in content ? content : undefined;
   const type = input.type ?? 'TransactionImport';
   const configuration = configurationOf(input);
   const id = randomUUID();
-  await writeUnit(em, async (tx) => {
-    if (input.account_id) await accountOf(tx, familyId, input.account_id);
-    await sql(
-      tx,
-      `insert into imports (id, family_id, type, account_id, configuration, raw_file_content, status, publish_when_read)
-       values (?, ?, ?, ?, ?, ?, 'staging', ?)`,
-      // Bytes go to PostgreSQL as they are (a binary parameter): no 10 MiB string to encode here.
-      [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), content, input.publish === 'true'],
-    );
-    await lockFamilyImports(tx, familyId);
-    await startStaging(tx, familyId, id, settings);
-  });
+  try {
+    checkContentSize(stored ? stored.bytes : (content as Uint8Array).byteLength);
+    await writeUnit(em, async (tx) => {
+      if (input.account_id) await accountOf(tx, familyId, input.account_id);
+      const fileId = stored?.id ?? (await insertImportFile(tx, content as Uint8Array));
+      await sql(
+        tx,
+        `insert into imports (id, family_id, type, account_id, configuration, file_id, status, publish_when_read)
+         values (?, ?, ?, ?, ?, ?, 'staging', ?)`,
+        [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), fileId, input.publish === 'true'],
+      );
+      await lockFamilyImports(tx, familyId);
+      await startStaging(tx, familyId, id, settings);
+    });
+  } catch (error) {
+    if (stored) await discardImportFile(em, stored.id).catch(() => undefined);
+    throw error;
+  }
   return id;
 }
 

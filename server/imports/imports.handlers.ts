@@ -22,9 +22,9 @@ export function importsHandlers(settings: ImportSettings): Handlers<ImportOperat
       const { rows, total } = await searchImports(db, principal.familyId, query, page);
       return { status: 200, body: { data: rows.map(importView), meta: paginationMeta(page, total) } };
     },
-    async createImport({ em, principal, body, text }) {
-      // The contract requires raw_file_content, so its bytes are always here (app.ts, `offThread`).
-      const id = await createImport(em, settings, principal.familyId, body, text!);
+    async createImport({ em, principal, body, text, stored }) {
+      // The contract requires raw_file_content: its bytes are here, or stored (app.ts, `offThread`).
+      const id = await createImport(em, settings, principal.familyId, body, stored ?? text!);
       return { status: 201, body: { data: importView(await findImport(em, principal.familyId, id)) } };
     },
     async getImport({ db, principal, params }) {

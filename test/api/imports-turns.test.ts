@@ -280,11 +280,14 @@ describe('imports left unwritten expire', () => {
           status: 'expired',
           error: 'The import expired: it stayed unwritten for 7 days, so its rows and its CSV were removed',
         });
-        const [record] = await server.query<{ raw_file_content: string }>(
-          'select raw_file_content from imports where id = $1',
+        const [record] = await server.query<{ file_id: string | null; files: number }>(
+          `select file_id, (select count(*)::int from import_files f
+             where not exists (select from imports where file_id = f.id)) as files
+           from imports where id = $1`,
           [id],
         );
-        expect(record!.raw_file_content).toBe('');
+        // The CSV went with the pointer to it, and left no untaken file behind.
+        expect(record).toEqual({ file_id: null, files: 0 });
         expect(await stagedRows(id)).toBe(0);
       }
       expect((await show(written)).body.data.status).toBe('complete');

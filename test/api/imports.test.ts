@@ -529,7 +529,12 @@ describe('limits and boundaries', () => {
     const large = small + '2024-01-02,2.00,Straße\n'.repeat(60_000);
     expect(Buffer.byteLength(large)).toBeGreaterThan(1024 * 1024);
     const stored = async (id: string) =>
-      (await server.query<{ csv: string }>('select raw_file_content as csv from imports where id = $1', [id]))[0]!.csv;
+      (
+        await server.query<{ csv: string }>(
+          'select f.content as csv from imports i join import_files f on f.id = i.file_id where i.id = $1',
+          [id],
+        )
+      )[0]!.csv;
     for (const csv of [small, large]) {
       const created = await create({ raw_file_content: csv, account_id: checking });
       expect(created.status).toBe(201);
@@ -553,6 +558,46 @@ describe('limits and boundaries', () => {
       status: 422,
       error: 'idempotency_key_reused',
     });
+
+    // The replay and the refused request each had their CSV stored before the key was looked up;
+    // no import took them, so the hourly expiry removes them once they are an hour old.
+    const untaken = () =>
+      server.query<{ id: string }>(
+        'select id from import_files f where not exists (select from imports where file_id = f.id) order by id',
+      );
+    const leftOver = await untaken();
+    expect(leftOver).toHaveLength(2);
+    const sweep = async () => {
+      await server.query(`select graphile_worker.add_job('import_expire', '{}')`);
+      await server.drainJobs();
+    };
+    await sweep();
+    expect(await untaken()).toEqual(leftOver);
+    await server.query(`update import_files set created_at = now() - interval '61 minutes' where id = $1`, [
+      leftOver[0]!.id,
+    ]);
+    await sweep();
+    expect(await untaken()).toEqual([leftOver[1]]);
+    await server.query(`update import_files set created_at = now() - interval '61 minutes'`);
+    await sweep();
+    expect(await untaken()).toEqual([]);
+    // Files that imports took stay, whatever their age.
+    expect(await stored(first.body.data.id)).toBe(large);
+  });
+
+  it("removes an import's CSV with the import", async () => {
+    const large = 'date,amount,name\n' + '2024-01-02,2.00,Bakery\n'.repeat(60_000);
+    const created = await create({ raw_file_content: large, account_id: checking });
+    expect(created.status).toBe(201);
+    await server.drainJobs();
+    const files = async () => (await server.query<{ n: number }>('select count(*)::int as n from import_files'))[0]!.n;
+    const before = await files();
+    const deleted = await server.api.call('deleteImport', {
+      key: household.writeKey,
+      params: { id: created.body.data.id },
+    });
+    expect(deleted.status).toBe(200);
+    expect(await files()).toBe(before - 1);
   });
 
   it('keeps families apart and scopes as usual', async () => {

@@ -25,6 +25,7 @@ const TABLES = [
   'exchange_rate_replacements',
   'security_prices',
   'imports',
+  'import_files',
   'import_rows',
   'rules',
   'chats',
