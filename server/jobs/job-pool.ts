@@ -79,7 +79,11 @@ export function createJobPool(
     allowExitOnIdle: true,
   };
   const pool = new pg.Pool(options);
-  const lost = (error: Error) => logger?.warn({ err: error }, 'job connection lost');
+  // A pool being ended (the shutdown of npm start) lets go of its clients before their backends
+  // have read the goodbye, and the database stopping next may end them first: nothing is lost.
+  const lost = (error: Error) => {
+    if (!pool.ending) logger?.warn({ err: error }, 'job connection lost');
+  };
   pool.on('error', lost);
   pool.on('connect', (client) => client.on('error', lost));
   return pool;

@@ -1,0 +1,51 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJobPool } from '../../server/jobs/job-pool.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+/** A logger at warn level whose lines are kept. */
+function keptLogger() {
+  const lines: { msg: string }[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)) as { msg: string });
+      done();
+    },
+  });
+  return { logger: pino({ level: 'warn' }, sink), lines };
+}
+
+/** Ends the backend of `client` as the database does when it shuts down, and waits for the client to hear it. */
+async function terminate(client: pg.PoolClient): Promise<void> {
+  const [{ pid }] = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows as [{ pid: number }];
+  const heard = new Promise((resolve) => client.once('error', resolve));
+  await server.query('select pg_terminate_backend($1)', [pid]);
+  await heard;
+}
+
+describe('the job pool', () => {
+  it('reports a lost connection, but not one of a pool being ended (the shutdown of npm start)', async () => {
+    const { logger, lines } = keptLogger();
+    const pool = createJobPool(server.databaseUrl, 2, 0, logger);
+    const running = await pool.connect();
+    await terminate(running);
+    running.release(true);
+    expect(lines.map((line) => line.msg)).toEqual(['job connection lost']);
+
+    const last = await pool.connect();
+    const ended = pool.end();
+    await terminate(last);
+    last.release(true);
+    await ended;
+    expect(lines.map((line) => line.msg)).toEqual(['job connection lost']);
+  });
+});
