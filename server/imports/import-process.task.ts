@@ -9,7 +9,7 @@ import { writeCategories } from './writers/category-writer.ts';
 import { writeExchangeRates } from './writers/exchange-rate-writer.ts';
 import { writeRules } from './writers/rule-writer.ts';
 import { writeTrades } from './writers/trade-writer.ts';
-import { transactionWriter } from './writers/transaction-writer.ts';
+import { RANGE_WRITERS } from './writers/transaction-writer.ts';
 
 interface ImportToProcess {
   family_id: string;
@@ -22,8 +22,8 @@ interface ImportToProcess {
 
 /** The writer of each import type. */
 const WRITERS: Record<string, (job: ImportJob) => Promise<WriteOutcome>> = {
-  TransactionImport: (job) => writeAll(job, transactionWriter(false)),
-  ExternalImport: (job) => writeAll(job, transactionWriter(true)),
+  TransactionImport: (job) => writeAll(job, RANGE_WRITERS.TransactionImport),
+  ExternalImport: (job) => writeAll(job, RANGE_WRITERS.ExternalImport),
   TradeImport: writeTrades,
   AccountImport: writeAccounts,
   CategoryImport: writeCategories,

@@ -7,7 +7,7 @@ import { stageRows } from './import-staging.ts';
 import { turnTask } from './import-turns.ts';
 import { ImportFileProblem } from './row-reader.ts';
 import { CHUNK, ImportDataError, queueSyncs, type ImportJob, type RangeWriter } from './writers/import-writer.ts';
-import { transactionWriter } from './writers/transaction-writer.ts';
+import { RANGE_WRITERS } from './writers/transaction-writer.ts';
 
 interface ImportToStage {
   family_id: string;
@@ -19,6 +19,9 @@ interface ImportToStage {
   family_currency: string;
 }
 
+/** What a CSV published on create is written with while it is read; other types wait for `import_process`. */
+const WRITE_AS_READ: Partial<Record<ImportType, RangeWriter>> = RANGE_WRITERS;
+
 /** Why reading failed, in words for the import's `error` (internal details only in the log). */
 function stagingFailure(error: unknown, settings: ImportSettings): string {
   if (error instanceof ImportFileProblem) return error.message;
@@ -27,12 +30,6 @@ function stagingFailure(error: unknown, settings: ImportSettings): string {
   }
   return 'the CSV could not be read because of an internal error; it has been logged';
 }
-
-/** Writers that write a CSV published on create while it is read; other types are written by `import_process`. */
-const WRITE_AS_READ: Partial<Record<ImportType, RangeWriter>> = {
-  TransactionImport: transactionWriter(false),
-  ExternalImport: transactionWriter(true),
-};
 
 /** Thrown to roll back a read that wrote as it read, when a row turned out invalid or the file unreadable. */
 class NotWritable extends Error {}

@@ -1,6 +1,7 @@
 import { inputTable, writesFromTable } from '../../transactions/transaction.bulk-insert.ts';
 import { applyRulesToImport } from '../../rules/transaction-rules.ts';
 import { ImportDataError, requireRowAccounts, type ImportJob, type RangeWriter } from './import-writer.ts';
+import type { ImportType } from '../import-configuration.ts';
 import { precisionMessage } from '../../core/money/decimal-input.ts';
 
 /**
@@ -122,3 +123,12 @@ export function transactionWriter(external: boolean): RangeWriter {
     },
   };
 }
+
+/**
+ * The import types written range by range: by `import_process` once published, or while they are
+ * read when published on create (`import_stage`'s write-as-read).
+ */
+export const RANGE_WRITERS = {
+  TransactionImport: transactionWriter(false),
+  ExternalImport: transactionWriter(true),
+} satisfies Partial<Record<ImportType, RangeWriter>>;
