@@ -153,6 +153,12 @@ class CallCommand implements fc.AsyncCommand<FuzzModel, Real> {
     // A transfer goes with either of its transactions, and rejecting a suggestion deletes it: after
     // any change, transfers are known again only once listed or made again.
     if (response.status < 300 && operation.method !== 'GET') model.forget('transfers');
+    // An account goes with everything written to it (or is marked for a job that deletes it):
+    // which entries and imports were its own the model does not know, so they are all known
+    // again only once listed or made again.
+    if (response.status < 300 && operation.id === 'deleteAccount') {
+      for (const resource of ['transactions', 'trades', 'valuations', 'holdings', 'imports']) model.forget(resource);
+    }
     if (response.status < 300 && operation.answersWithResource) {
       model.learn(operation.resource, operation.method, pathId, response.body);
     }
