@@ -210,9 +210,12 @@ describe('the quick proof of plain Python', () => {
       'return (1', // an open bracket
       '# only a comment', // no statement
       'return x if y', // no else
+      'x = """# a"', // an empty string and a quote: a triple-quoted string, never closed
+      "x = '''a'''", // a triple-quoted string
     ]) {
       expect(isPlainPython(code), code).toBe(false);
     }
     expect(pythonProblem('return a[]')).toMatchObject({ kind: 'unexpected' });
+    expect(pythonProblem('x = """# a"')).toMatchObject({ kind: 'unclosed-string' });
   });
 });

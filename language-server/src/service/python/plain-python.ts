@@ -26,11 +26,12 @@ const enum T {
 /**
  * One token after optional spaces: a comment, a name (not followed by a quote: that is a string
  * prefix), a decimal number (not followed by a letter, digit, dot or quote), a one-line string
- * with the common escapes only, a line break, an operator. Strings and comments hold no control
+ * with the common escapes only (not the start of a triple-quoted one: `"""` is never an empty
+ * string and a quote), a line break, an operator. Strings and comments hold no control
  * character and none of the characters some readers take as a line break.
  */
 const TOKEN =
-  /[ ]*(?:(#[^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*)|([A-Za-z_][A-Za-z0-9_]*)(?!['"])|((?:0|[1-9][0-9]*)(?:\.[0-9]+)?)(?![\w.'"])|("(?:[^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]|\\[\\'"abfnrtv])*"|'(?:[^'\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]|\\[\\'"abfnrtv])*')|(\n)|(\*\*=?|\/\/=?|[=!<>]=|[-+*/%]=|[-+*/%<>=.,:()[\]{}~]))/y;
+  /[ ]*(?:(#[^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*)|([A-Za-z_][A-Za-z0-9_]*)(?!['"])|((?:0|[1-9][0-9]*)(?:\.[0-9]+)?)(?![\w.'"])|("(?!"")(?:[^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]|\\[\\'"abfnrtv])*"|'(?!'')(?:[^'\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]|\\[\\'"abfnrtv])*')|(\n)|(\*\*=?|\/\/=?|[=!<>]=|[-+*/%]=|[-+*/%<>=.,:()[\]{}~]))/y;
 
 /** Python's keywords, and the soft ones (`match`, `case`, `type`), which are never taken as plain names here. */
 const KEYWORDS = new Set([
