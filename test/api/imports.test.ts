@@ -683,4 +683,25 @@ describe('limits and boundaries', () => {
     );
     expect(counted).toEqual({ n: 1000, names: 20 });
   });
+
+  it('stores 20 large files sent at once from the body thread, each in its own import, none left over', async () => {
+    // Above 1 MiB: read and stored off the event loop (import-files.ts `storeUpload`).
+    const csv = (n: number) => `date,amount,name\n${`2024-03-01,-1,large${n}\n`.repeat(60_000)}`;
+    expect(Buffer.byteLength(csv(0))).toBeGreaterThan(1024 * 1024);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => create({ raw_file_content: csv(n), account_id: savings })),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(201));
+    const stored = await server.query<{ id: string; csv: string }>(
+      'select i.id, f.content as csv from imports i join import_files f on f.id = i.file_id where i.id = any($1::uuid[])',
+      [responses.map((response) => response.body.data.id)],
+    );
+    expect(new Map(stored.map((row) => [row.id, row.csv]))).toEqual(
+      new Map(responses.map((response, n) => [response.body.data.id as string, csv(n)])),
+    );
+    const [untaken] = await server.query<{ n: number }>(
+      'select count(*)::int as n from import_files f where not exists (select from imports where file_id = f.id)',
+    );
+    expect(untaken!.n).toBe(0);
+  });
 });
