@@ -21,6 +21,7 @@ import {
   type BodyCheck,
   type ValidRequest,
 } from './request-check.ts';
+import { setHeaders, setJsonBody } from './response-headers.ts';
 import { RouteTable } from './route-table.ts';
 
 /** Contract extensions read by the router: the scope an operation needs and the feature it belongs to. */
@@ -170,7 +171,7 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
           bearer: bearerToken(ctx),
           apiKey: ctx.get('x-api-key') || undefined,
         });
-        ctx.set(access.headers);
+        setHeaders(ctx, access.headers);
         const principal = access.principal;
         if (principal) {
           ctx.state.principal = principal;
@@ -206,13 +207,16 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
           get em() {
             return (em ??= options.orm.em.fork());
           },
-          log: ctx.state.log,
+          // On first use: a child logger costs more than most requests' own work.
+          get log() {
+            return ctx.state.log;
+          },
         };
         const answer = async () => {
           const response = await handler(input);
           ctx.status = response.status;
           if (response.headers) ctx.set(response.headers);
-          if (response.body !== undefined) ctx.body = response.body;
+          if (response.body !== undefined) setJsonBody(ctx, response.body);
         };
         await (idempotent ? answerOnce(ctx, db, options.clock ?? systemClock, answer) : answer());
       },

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../core/errors.ts';
 import { isConnectionLoss } from '../db/connection-loss.ts';
 import { errorResponse, HttpError, ServiceBusy } from './errors.ts';
+import { setJsonBody } from './response-headers.ts';
 
 function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -60,7 +61,7 @@ export function answerFailure(ctx: Context, caught: unknown): void {
   const { status, headers, body } = errorAnswer(caught, ctx.state.log);
   ctx.status = status;
   ctx.set(headers);
-  ctx.body = body;
+  setJsonBody(ctx, body);
 }
 
 /** Koa's own 404 (no route) and the route table's 405 (wrong method) in the error shape. */
@@ -70,5 +71,5 @@ export function answerUnrouted(ctx: Context): void {
   const message =
     ctx.status === 405 ? `${ctx.method} is not allowed on ${ctx.path}` : `No route for ${ctx.method} ${ctx.path}`;
   ctx.status = ctx.status === 405 ? 405 : 404;
-  ctx.body = { error: code, message, errors: [{ message }] };
+  setJsonBody(ctx, { error: code, message, errors: [{ message }] });
 }

@@ -5,6 +5,7 @@ import { idempotencyKeys, requestFingerprint } from '../idempotency/idempotency-
 import { errorAnswer } from './error-answer.ts';
 import { HttpError } from './errors.ts';
 import type { Principal } from './principal.ts';
+import { setJsonBody } from './response-headers.ts';
 
 /** The request header, as the contract names it (`components/parameters/IdempotencyKey.yaml`). */
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
@@ -57,7 +58,7 @@ export async function answerOnce(
   if (found.outcome === 'answered') {
     ctx.status = found.status;
     // Koa reads a null body as "no content": a 204 was kept without one.
-    if (found.body !== null) ctx.body = found.body;
+    if (found.body !== null) setJsonBody(ctx, found.body);
     ctx.set('Idempotency-Replayed', 'true');
     return;
   }
@@ -68,7 +69,7 @@ export async function answerOnce(
     const refusal = errorAnswer(error, ctx.state.log);
     ctx.status = refusal.status;
     ctx.set(refusal.headers);
-    ctx.body = refusal.body;
+    setJsonBody(ctx, refusal.body);
   }
   if (kept(ctx.status)) await keys.finish(found.claim, ctx.status, ctx.body);
   else await keys.release(found.claim);

@@ -64,8 +64,11 @@ export type RequestCheck =
  * own `maxItems` is what refuses long lists, with a clear message.
  */
 function parseQuery(querystring: string): Record<string, unknown> {
-  return qs.parse(querystring, { arrayLimit: 1000, parameterLimit: 2000, depth: 2 });
+  // Most requests have no query: qs would still build its options for it.
+  return querystring ? qs.parse(querystring, QUERY_OPTIONS) : {};
 }
+
+const QUERY_OPTIONS = { arrayLimit: 1000, parameterLimit: 2000, depth: 2 };
 
 function decodes(path: string): boolean {
   try {
@@ -105,12 +108,16 @@ export function checkRequest(check: OperationCheck, request: RequestParts): Requ
     body: request.body,
   });
   if (errors.some(isPathProblem)) return { outcome: 'not_found' };
-  const problems = [
-    ...(errors.length ? validationDetails(errors, check.schemas()) : []),
-    ...nulCharacterProblems(query, '/query'),
-    ...nulCharacterProblems(request.body, '/body'),
-  ];
-  if (problems.length) return { outcome: 'invalid', problems };
+  const nulInQuery = nulCharacterProblems(query, '/query');
+  const nulInBody = nulCharacterProblems(request.body, '/body');
+  if (errors.length || nulInQuery.length || nulInBody.length) {
+    const problems = [
+      ...(errors.length ? validationDetails(errors, check.schemas()) : []),
+      ...nulInQuery,
+      ...nulInBody,
+    ];
+    return { outcome: 'invalid', problems };
+  }
   return { outcome: 'valid', params, query: coerced };
 }
 

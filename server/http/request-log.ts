@@ -29,7 +29,7 @@ class RequestState {
 export function startRequestLog(ctx: Context, logger: Logger): () => void {
   const offered = ctx.get('x-request-id');
   const id = REQUEST_ID.test(offered) ? offered : randomUUID();
-  ctx.set('X-Request-Id', id);
+  ctx.res.setHeader('X-Request-Id', id);
   ctx.state = new RequestState(logger, id);
   const started = performance.now();
   return () => {
