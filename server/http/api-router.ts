@@ -8,6 +8,7 @@ import type { AccessGate } from './access-gate.ts';
 import type { WorkSlots } from '../core/work-slots.ts';
 import { bodyThreadFor, OFF_THREAD_BYTES, type BulkText } from './body-thread.ts';
 import type { Handler, HandlerInput, OperationId } from './contract.ts';
+import type { StoredText } from '../core/stored-text.ts';
 import { BadRequest, Forbidden, NotFound } from '../core/errors.ts';
 import { HttpError } from './errors.ts';
 import { answerOnce, IDEMPOTENCY_KEY } from './idempotency.ts';
@@ -74,6 +75,42 @@ function bearerToken(ctx: Context): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(.*)$/i.exec(header);
   return match ? match[1]!.trim() : header.trim();
+}
+
+/**
+ * What a handler gets. A class, so that its lazy parts cost nothing until read: the
+ * EntityManager fork (a handler of raw SQL never makes one) and the child logger.
+ */
+class RequestInput implements HandlerInput<OperationId> {
+  readonly params: never;
+  readonly query: never;
+  readonly text: Uint8Array | undefined;
+  readonly stored: StoredText | undefined;
+  private fork: EntityManager | undefined;
+
+  constructor(
+    checked: ValidRequest,
+    readonly cookies: never,
+    readonly body: never,
+    readonly address: string,
+    readonly principal: never,
+    readonly db: SqlTarget,
+    private readonly orm: MikroORM,
+    private readonly state: { log: Logger },
+  ) {
+    this.params = checked.params as never;
+    this.query = checked.query as never;
+    this.text = checked.text;
+    this.stored = checked.stored;
+  }
+
+  get em(): EntityManager {
+    return (this.fork ??= this.orm.em.fork());
+  }
+
+  get log(): Logger {
+    return this.state.log;
+  }
 }
 
 /** Runs the rest of the chain and answers any failure with the redirect `presenter` chooses. */
@@ -193,25 +230,16 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
         const parts = requestParts(ctx);
         const checked: ValidRequest =
           ctx.state.checked ?? validated(checkRequest(check, { ...parts, body: ctx.request.body }));
-        let em: EntityManager | undefined;
-        const input: HandlerInput<OperationId> = {
-          params: checked.params as never,
-          query: checked.query as never,
-          cookies: parts.cookies as never,
-          body: ctx.request.body as never,
-          text: checked.text,
-          stored: checked.stored,
-          address: ctx.ip,
-          principal: ctx.state.principal as never,
+        const input = new RequestInput(
+          checked,
+          parts.cookies as never,
+          ctx.request.body as never,
+          ctx.ip,
+          ctx.state.principal as never,
           db,
-          get em() {
-            return (em ??= options.orm.em.fork());
-          },
-          // On first use: a child logger costs more than most requests' own work.
-          get log() {
-            return ctx.state.log;
-          },
-        };
+          options.orm,
+          ctx.state,
+        );
         const answer = async () => {
           const response = await handler(input);
           ctx.status = response.status;
