@@ -13,11 +13,13 @@ import type { CredentialRow } from '../server/http/access-gate.ts';
 import { CredentialCache } from '../server/http/credential-cache.ts';
 import { loadConfig } from '../server/config.ts';
 import { ormOptions } from '../server/db/orm.ts';
+import { openStatementPool } from '../server/db/statement-pool.ts';
 import { createLogger } from '../server/core/logger.ts';
 import './query-counter.ts';
 import { serveChild } from './serve-child.ts';
 
-const orm = await MikroORM.init(ormOptions(process.env.DATABASE_URL!, Number(process.env.DB_POOL_SIZE ?? 10)));
+const poolSize = Number(process.env.DB_POOL_SIZE ?? 10);
+const orm = await MikroORM.init(ormOptions(process.env.DATABASE_URL!, poolSize));
 // The production defaults, except for rate limits: still checked on every request (their cost is
 // part of the service), but high enough that a benchmark run never trips them (the defaults allow
 // 10,000 requests per credential per hour). RATE_LIMIT_* in the environment override this, and
@@ -32,8 +34,10 @@ const logger = createLogger('warn');
 // As in production (server/main.ts): credentials kept while the process listens for their changes.
 const credentials = new CredentialCache<CredentialRow>(process.env.DATABASE_URL!, logger);
 await credentials.start();
-const app = await createApp({ config, orm, logger, sealingKey: randomBytes(32), credentials });
+const statements = openStatementPool(process.env.DATABASE_URL!, poolSize, config.dbAcquireTimeoutMs, logger);
+const app = await createApp({ config, orm, statements, logger, sealingKey: randomBytes(32), credentials });
 serveChild(app.callback(), async () => {
   await credentials.stop();
+  await statements.end();
   await orm.close();
 });

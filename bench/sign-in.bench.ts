@@ -14,6 +14,7 @@ import pino from 'pino';
 import { createApp } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
 import { openOrm } from '../server/db/orm.ts';
+import { openStatementPool } from '../server/db/statement-pool.ts';
 import { createHttpServer } from '../server/http/http-server.ts';
 import { PASSWORD_COST } from '../server/users/password.ts';
 import { createUserWithFamily } from '../server/users/user.service.ts';
@@ -43,7 +44,14 @@ async function main() {
     LOGIN_FAILURES_PER_EMAIL_AND_ADDRESS: '0',
     LOGIN_FAILURES_PER_EMAIL: '0',
   });
-  const app = await createApp({ config, orm, logger: pino({ level: 'warn' }), sealingKey: randomBytes(32) });
+  const statements = openStatementPool(database.url, 4, config.dbAcquireTimeoutMs, pino({ level: 'warn' }));
+  const app = await createApp({
+    config,
+    orm,
+    statements,
+    logger: pino({ level: 'warn' }),
+    sealingKey: randomBytes(32),
+  });
   const server = createHttpServer(app.callback()).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/auth/login`;
@@ -87,6 +95,7 @@ async function main() {
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+    await statements.end();
     await orm.close();
     await database.close();
   }

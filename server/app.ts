@@ -24,6 +24,7 @@ import { frontDoor } from './http/front-door.ts';
 import { createAccessGate, type CredentialRow, type RateLimitConfig } from './http/access-gate.ts';
 import type { CredentialCache } from './http/credential-cache.ts';
 import type { UploadStore } from './imports/import-files.ts';
+import type { Queryable } from './core/sql.ts';
 
 export interface AppDependencies {
   config: Pick<
@@ -44,6 +45,8 @@ export interface AppDependencies {
     RateLimitConfig &
     LoginThrottleConfig;
   orm: MikroORM;
+  /** Where handlers' statements outside a unit of work run (db/statement-pool.ts); the caller ends it. */
+  statements: Queryable;
   logger: Logger;
   /** Seals second-factor secrets (auth/secret-box.ts). */
   sealingKey: Buffer;
@@ -59,6 +62,7 @@ export interface AppDependencies {
 export async function createApp({
   config,
   orm,
+  statements,
   logger,
   sealingKey,
   clock = systemClock,
@@ -108,6 +112,7 @@ export async function createApp({
     },
     aiAvailable: config.ai !== undefined,
     orm,
+    statements,
     jsonBodyLimit: config.jsonBodyLimit,
     accessGate: createAccessGate(config, clock, credentials),
     errorRedirect: ssoErrorRedirect(config.mobileAppRedirectUrl),

@@ -15,7 +15,7 @@ export interface Config {
   dataDir: string;
   /** Port of the embedded PostgreSQL (EMBEDDED_PG_PORT, default 54329). */
   embeddedPgPort: number;
-  /** Connections in the ORM pool (DB_POOL_SIZE, default 10). */
+  /** Connections in each of the API's pools, the ORM's and the statements' (DB_POOL_SIZE, default 10). */
   dbPoolSize: number;
   /** Longest wait of a request for a free pool connection before it is answered 503 (DB_ACQUIRE_TIMEOUT_MS, default 10000). */
   dbAcquireTimeoutMs: number;

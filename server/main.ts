@@ -8,6 +8,7 @@ import { loadConfig } from './config.ts';
 import { resolveDatabase } from './db/database.ts';
 import { takeOverStopSignals } from './db/embedded-postgres.ts';
 import { openOrm } from './db/orm.ts';
+import { openStatementPool } from './db/statement-pool.ts';
 import { ensureDemoAccess } from './demo/demo-access.ts';
 import { pruneRateLimits } from './core/rate-limit.ts';
 import { sqlOn } from './core/sql.ts';
@@ -43,7 +44,8 @@ async function main(): Promise<void> {
   const sealingKey = loadSealingKey({ envKey: config.mfaEncryptionKey, dataDir: config.dataDir });
   const credentials = new CredentialCache<CredentialRow>(database.url, logger.child({ component: 'credentials' }));
   await credentials.start();
-  const app = await createApp({ config, orm, logger, sealingKey, credentials });
+  const statements = openStatementPool(database.url, config.dbPoolSize, config.dbAcquireTimeoutMs, logger);
+  const app = await createApp({ config, orm, statements, logger, sealingKey, credentials });
   const server: Server = await new Promise((resolve) => {
     const listening = createHttpServer(app.callback()).listen(config.port, config.host, () => resolve(listening));
   });
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
     // Running jobs finish before the database goes away.
     await worker?.stop();
     await credentials.stop();
+    await statements.end();
     await orm.close();
     await database.stop();
     logger.info('stopped');

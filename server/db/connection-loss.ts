@@ -38,6 +38,7 @@ const MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
   'Timeout acquiring a connection',
+  'timeout exceeded when trying to connect',
 ];
 
 /** The SQLSTATE given to a codeless connection failure, so code-based retry rules see it. */

@@ -1,11 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Scope } from '../api-keys/api-key.entity.ts';
 import { digestApiKey } from '../api-keys/api-key.secret.ts';
 import { SECRET_TOKEN_SHAPE, digestSecret } from '../auth/secret-token.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Config } from '../config.ts';
 import { counterUpsert, refuseBeyond, secondsUntilReset } from '../core/rate-limit.ts';
-import { sql } from '../core/sql.ts';
+import { sql, type SqlTarget } from '../core/sql.ts';
 import { Unauthorized } from '../core/errors.ts';
 import { rateLimitHeaders } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -33,7 +32,7 @@ export interface AccessOutcome {
   headers: Record<string, string>;
 }
 
-export type AccessGate = (em: EntityManager, request: AccessRequest) => Promise<AccessOutcome>;
+export type AccessGate = (db: SqlTarget, request: AccessRequest) => Promise<AccessOutcome>;
 
 interface Counter {
   points: number;
@@ -110,7 +109,7 @@ export function createAccessGate(
   const windowMs = config.rateLimitWindowSeconds * 1000;
   const perAddress = config.rateLimitPerAddress;
   const perCredential = config.rateLimitPerCredential;
-  return async (em, request) => {
+  return async (db, request) => {
     const now = clock();
     const lookup = credentialLookup(request);
     const ctes: string[] = [];
@@ -147,7 +146,7 @@ export function createAccessGate(
       let row: GateRow;
       try {
         [row] = (await sql<GateRow>(
-          em,
+          db,
           `with ${ctes.join(', ')}
           select ${pick('address')} as address, ${pick('credential')} as credential, ${pick('credential_count')} as credential_count`,
           params,

@@ -3,7 +3,7 @@ import type { Operation } from 'openapi-backend';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../core/clock.ts';
-import type { SqlTarget } from '../core/sql.ts';
+import type { Queryable, SqlTarget } from '../core/sql.ts';
 import type { AccessGate } from './access-gate.ts';
 import type { WorkSlots } from '../core/work-slots.ts';
 import { bodyThreadFor, OFF_THREAD_BYTES, type BulkText } from './body-thread.ts';
@@ -37,6 +37,8 @@ export interface ApiRouterOptions {
   document: OpenApiDocument;
   handlers: Partial<{ [K in OperationId]: Handler<K> }>;
   orm: MikroORM;
+  /** Where statements outside a unit of work run: a handler's `db`, the access gate, idempotency keys. */
+  statements: Queryable;
   jsonBodyLimit: number;
   accessGate: AccessGate;
   /** Whether an AI provider is configured: without one, `x-feature: ai` operations are 403. */
@@ -149,9 +151,9 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
   const bodyThread = Object.keys(options.offThread ?? {}).length ? await bodyThreadFor(options.document) : undefined;
 
   const routes = new RouteTable();
-  // Statements outside a unit of work run on the ORM's root manager: a fork per request (an identity
-  // map, a unit of work, loaders) is made only for a handler that uses `em`.
-  const db: SqlTarget = options.orm.em;
+  // Statements outside a unit of work run on a pool of their own: a fork of the ORM's manager per
+  // request (an identity map, a unit of work, loaders) is made only for a handler that uses `em`.
+  const db: SqlTarget = options.statements;
   const unhandled = (api.getOperations() as Operation[])
     .map((operation) => operation.operationId as OperationId)
     .filter((operationId) => !options.handlers[operationId]);

@@ -40,6 +40,7 @@ async function startProcess(): Promise<Process> {
   const app = await createApp({
     config,
     orm: server.orm,
+    statements: server.statements,
     logger: pino({ level: 'silent' }),
     sealingKey: server.sealingKey,
     credentials,

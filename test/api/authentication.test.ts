@@ -114,6 +114,7 @@ describe('handlers', () => {
         document: loadOpenApiDocument(),
         handlers: { ...handlers, listTags: undefined },
         orm: server.orm,
+        statements: server.statements,
         jsonBodyLimit: 1024,
         accessGate: createAccessGate(loadConfig({}), Date.now),
         aiAvailable: false,

@@ -18,22 +18,57 @@ afterAll(() => server?.close());
 
 const listAccounts = () => server.api.call('listAccounts', { key: reader.readKey });
 
-it('answers 503 with Retry-After, not 500, when no connection comes free in time, and serves again after', async () => {
-  const { client } = server.orm.em.getKnex();
-  const held = [await client.acquireConnection(), await client.acquireConnection()];
+const createTag = (name: string) => server.api.call('createTag', { key: reader.writeKey, body: { tag: { name } } });
+
+/** The answer of a request sent while every connection of a pool is held. */
+async function whileHeld<T>(
+  hold: () => Promise<T>,
+  release: (held: T) => Promise<void> | void,
+  send: () => Promise<Answer>,
+) {
+  const held = [await hold(), await hold()];
   try {
-    const busy = await listAccounts();
-    expect(busy.status).toBe(503);
-    expect(busy.headers.get('retry-after')).toBe('2');
-    expect(busy.body).toEqual({
-      error: 'service_unavailable',
-      message: 'The database cannot be reached or is busy right now; try again in 2 seconds',
-      errors: [{ message: 'The database cannot be reached or is busy right now; try again in 2 seconds' }],
-    });
+    return await send();
   } finally {
-    for (const connection of held) await client.releaseConnection(connection);
+    for (const connection of held) await release(connection);
   }
+}
+
+type Answer = Awaited<ReturnType<typeof listAccounts>>;
+
+function expectBusy(answer: Answer): void {
+  expect(answer.status).toBe(503);
+  expect(answer.headers.get('retry-after')).toBe('2');
+  expect(answer.body).toEqual({
+    error: 'service_unavailable',
+    message: 'The database cannot be reached or is busy right now; try again in 2 seconds',
+    errors: [{ message: 'The database cannot be reached or is busy right now; try again in 2 seconds' }],
+  });
+}
+
+it('answers 503 with Retry-After, not 500, when no connection comes free in time, and serves again after', async () => {
+  // Reads run on the statement pool.
+  expectBusy(
+    await whileHeld(
+      () => server.statements.connect(),
+      (client) => client.release(),
+      listAccounts,
+    ),
+  );
   expect((await listAccounts()).status).toBe(200);
+  // Units of work run on the ORM's pool.
+  const { client } = server.orm.em.getKnex();
+  expectBusy(
+    await whileHeld(
+      () => client.acquireConnection(),
+      (connection) => client.releaseConnection(connection),
+      () => createTag('Held'),
+    ),
+  );
+  expect((await createTag('Free')).status).toBe(201);
+  expect(
+    (await server.query('select name from tags where family_id = $1', [reader.familyId])).map((row) => row.name),
+  ).toEqual(['Free']);
 });
 
 it("keeps imports to a share of the pool: two stuck imports leave another family's reads served", async () => {
@@ -59,6 +94,8 @@ it("keeps imports to a share of the pool: two stuck imports leave another family
     creates.push(create());
     expect((await listAccounts()).status).toBe(200);
     expect((await listAccounts()).status).toBe(200);
+    // Units of work share the imports' pool: one of its two connections stays free for them.
+    expect((await createTag('While importing')).status).toBe(201);
     expect((await stuck())[0]!.n).toBe(1);
   } finally {
     await blocker.query('rollback');

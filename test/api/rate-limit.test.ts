@@ -67,6 +67,7 @@ describe('rate limits when spent', () => {
     const app = await createApp({
       config,
       orm: server.orm,
+      statements: server.statements,
       logger: pino({ level: 'silent' }),
       sealingKey: server.sealingKey,
     });

@@ -10,6 +10,7 @@ import { CSV_CONTENT_LIMIT, loadConfig } from '../../server/config.ts';
 type AppConfig = AppDependencies['config'];
 import { databaseUrl, ensureDatabase } from '../../server/db/embedded-postgres.ts';
 import { ormOptions, type EntityManager } from '../../server/db/orm.ts';
+import { openStatementPool } from '../../server/db/statement-pool.ts';
 import { createHttpServer } from '../../server/http/http-server.ts';
 import { drainJobs } from '../../server/jobs/worker.ts';
 import { ContractClient } from './contract-client.ts';
@@ -49,6 +50,8 @@ export interface TestServer {
   databaseUrl: string;
   api: ContractClient;
   orm: MikroORM;
+  /** The app's pool for statements outside a unit of work (db/statement-pool.ts). */
+  statements: pg.Pool;
   /** A fresh EntityManager on this file's database. */
   em(): EntityManager;
   /** Runs every due background job (graphile-worker's runOnce): the way tests wait for syncs, never sleeps. */
@@ -72,7 +75,11 @@ export async function startTestServer(
   const name = `finance_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   await ensureDatabase(adminUrl, name, TEMPLATE_DATABASE);
   const url = databaseUrl(adminUrl, name);
-  const orm = await MikroORM.init(ormOptions(url, options.pool?.size ?? 5, options.pool?.acquireTimeoutMs));
+  const poolSize = options.pool?.size ?? 5;
+  const acquireTimeoutMs = options.pool?.acquireTimeoutMs ?? 10_000;
+  const orm = await MikroORM.init(ormOptions(url, poolSize, acquireTimeoutMs));
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const statements = openStatementPool(url, poolSize, acquireTimeoutMs, logger);
   const sealingKey = options.sealingKey ?? randomBytes(32);
   let offset = 0;
   const time = {
@@ -84,7 +91,8 @@ export async function startTestServer(
   const app = await createApp({
     config,
     orm,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    statements,
+    logger,
     sealingKey,
     clock: time.now,
   });
@@ -97,6 +105,7 @@ export async function startTestServer(
     databaseUrl: url,
     api: new ContractClient(baseUrl),
     orm,
+    statements,
     sealingKey,
     time,
     em: () => orm.em.fork(),
@@ -105,16 +114,7 @@ export async function startTestServer(
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      // pool.end() resolves once its clients are told to end, before their connections close; the
-      // forced drop below would then kill a backend still saying goodbye, whose FATAL reaches a
-      // client no pool listens to any more (an unhandled error). The pool says 'remove' once closed.
-      let open = pool.totalCount;
-      const closed = new Promise<void>((resolve) => {
-        if (open === 0) resolve();
-        pool.on('remove', () => --open === 0 && resolve());
-      });
-      await pool.end();
-      await closed;
+      await Promise.all([endPool(pool), endPool(statements)]);
       await orm.close();
       const admin = new pg.Client({ connectionString: adminUrl });
       await admin.connect();
@@ -122,4 +122,20 @@ export async function startTestServer(
       await admin.end();
     },
   };
+}
+
+/**
+ * Ends a pool once its connections have closed. pool.end() resolves once its clients are told to
+ * end, before their connections close; the forced drop of the database would then kill a backend
+ * still saying goodbye, whose FATAL reaches a client no pool listens to any more (an unhandled
+ * error). The pool says 'remove' once a client is closed.
+ */
+async function endPool(pool: pg.Pool): Promise<void> {
+  let open = pool.totalCount;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on('remove', () => --open === 0 && resolve());
+  });
+  await pool.end();
+  await closed;
 }
