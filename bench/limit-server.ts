@@ -8,9 +8,9 @@
  * `node --import tsx bench/limit-server.ts`; env: DATABASE_URL, DB_POOL_SIZE, FAMILY_ID.
  */
 import http from 'node:http';
-import pg from 'pg';
+import pino from 'pino';
 import { readListing, runStatement } from '../server/core/sql.ts';
-import { withSessionOptions } from '../server/db/session-options.ts';
+import { openStatementPool } from '../server/db/statement-pool.ts';
 import { pageRequest, paginationMeta, type PageRequest } from '../server/core/pagination.ts';
 import type { RequestBody } from '../server/http/contract.ts';
 import { signedAmount } from '../server/core/money/signed-amount.ts';
@@ -29,12 +29,9 @@ const databaseUrl = process.env.DATABASE_URL!;
 const poolSize = Number(process.env.DB_POOL_SIZE ?? 10);
 const familyId = process.env.FAMILY_ID!;
 
-// The same result parsing as the ORM's driver (@mikro-orm/postgresql PostgreSqlConnection): dates
-// and timestamps stay text, so both servers do the same work in transactionView.
-const types = new pg.TypeOverrides();
-for (const oid of [1082, 1114, 1184, 1186]) types.setTypeParser(oid, (text: string) => text);
-// The service's session settings too (JIT off), so both servers' statements get the same plans.
-const pool = new pg.Pool({ connectionString: withSessionOptions(databaseUrl), max: poolSize, types });
+// The service's own statement pool (server/db/statement-pool.ts): its session settings (JIT off) and
+// result parsing, so both servers' statements get the same plans and transactionView the same rows.
+const pool = openStatementPool(databaseUrl, poolSize, 10_000, pino({ level: 'warn' }));
 
 class NotFound extends Error {}
 

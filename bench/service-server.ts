@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 /**
  * The real service for the benchmark, in a process of its own so the load generator does not share
- * its event loop: createApp (server/app.ts) with a MikroORM pool and a statement pool of DB_POOL_SIZE each, a pino logger
- * at 'warn' (the access log is written at 'info', so it is off). Started by api.bench.ts with
+ * its event loop: createApp (server/app.ts) with a MikroORM pool and a statement pool of DB_POOL_SIZE
+ * connections each, and a pino logger at 'warn' (the access log is written at 'info', so it is off). Started by api.bench.ts with
  * `node --import tsx bench/service-server.ts` (plus `--cpu-prof` when profiling); env: DATABASE_URL, DB_POOL_SIZE.
  * Reports its port over IPC; stops on SIGTERM/SIGINT or the IPC message 'stop' (exiting normally,
  * so that --cpu-prof writes its profile).
