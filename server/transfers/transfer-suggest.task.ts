@@ -56,15 +56,21 @@ const writtenSince = (xmin: string, next: string, since: string) =>
 
 /**
  * SQL: the mark a run leaves, from its snapshot: the lowest transaction still running then, or the
- * snapshot's xmax when none was. A transaction of another database of the cluster (known by
- * pg_stat_activity) cannot write entries and is passed over, so that a long one there does not hold
- * the mark back; one not found there (ended since, or not visible) counts.
+ * snapshot's xmax when none was. A transaction of another database of the cluster cannot write
+ * entries and is passed over, so that a long one there does not hold the mark back. Those are
+ * read from pg_stat_activity before the snapshot (ELSEWHERE, passed in): read during the
+ * statement, one that ended meanwhile was no longer there and counted, holding the mark below
+ * rows already examined. One that starts after the read counts, but its id is above every row
+ * written before the run.
  */
 const MARK = `coalesce(
   (select min(x) from pg_snapshot_xip(pg_current_snapshot()) x
-    where not exists (select 1 from pg_stat_activity a where a.datname <> current_database()
-                        and a.backend_xid::text::bigint = x::text::bigint % 4294967296)),
+    where x::text::bigint % 4294967296 <> all (?::bigint[])),
   pg_snapshot_xmax(pg_current_snapshot()))`;
+
+/** The 32-bit ids of the transactions other databases of the cluster are running now. */
+const ELSEWHERE = `select coalesce(array_agg(backend_xid::text::bigint), '{}') as xids
+  from pg_stat_activity where datname <> current_database() and backend_xid is not null`;
 
 /**
  * The suggestion run, one statement (one snapshot): the family's transactions that may pair
@@ -141,10 +147,12 @@ export async function suggestTransfers(
            or c.inflow_entry_id in (s.outflow_entry_id, s.inflow_entry_id)))`,
       [familyId],
     );
+    const [elsewhere] = await run<{ xids: string[] }>(ELSEWHERE);
     const [counts] = await run<{ examined: number; suggested: number }>(suggestionRun(), [
       familyId,
       familyId,
       familyId,
+      elsewhere!.xids,
       familyId,
     ]);
     return counts!;

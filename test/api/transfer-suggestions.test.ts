@@ -1,11 +1,12 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runStatement } from '../../server/core/sql.ts';
 import { transactionInsertStatement } from '../../server/transactions/transaction.bulk-insert.ts';
 import { suggestTransfers } from '../../server/transfers/transfer-suggest.task.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { createTransaction } from '../support/transactions-fixtures.ts';
+import { until } from '../support/worker-process.ts';
 
 /**
  * The suggestion job looks only at what changed since its last run for the family
@@ -132,6 +133,56 @@ describe('what a run examines', () => {
       expect(await suggested(family)).toEqual([[out, ids[0]]]);
     } finally {
       await writer.end();
+    }
+  });
+
+  it('a transaction of another database, open or ending while a run looks, does not hold the mark back', async () => {
+    // The cluster's maintenance database: a transaction there cannot write this database's entries.
+    const elsewhere = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+    const blocker = new pg.Client({ connectionString: server.databaseUrl });
+    await Promise.all([elsewhere.connect(), blocker.connect()]);
+    try {
+      const family = await household();
+      // Open before the writes: its transaction id is below theirs.
+      await elsewhere.query('begin');
+      await elsewhere.query('select pg_current_xact_id()');
+      const out = await write(family, family.accounts.checking, '2024-01-20', 70);
+      const into = await write(family, family.accounts.savings, '2024-01-20', -70);
+      expect(await run(family)).toEqual({ examined: 2, suggested: 1 });
+      expect(await run(family)).toEqual({ examined: 0, suggested: 0 });
+
+      // Ends while a run is under way: the run, after its snapshot, waits for an uncommitted
+      // suggestion of the same pair; the other database's transaction commits meanwhile.
+      await server.query(`delete from transfers where family_id = $1`, [family.familyId]);
+      await elsewhere.query('commit');
+      await elsewhere.query('begin');
+      await elsewhere.query('select pg_current_xact_id()');
+      await write(family, family.accounts.checking, '2024-01-20', 5);
+      await blocker.query('begin');
+      await blocker.query(
+        `insert into transfers (id, family_id, outflow_entry_id, inflow_entry_id, status)
+         values (gen_random_uuid(), $1, $2, $3, 'suggested')`,
+        [family.familyId, out, into],
+      );
+      const looking = run(family);
+      await until(
+        async () => {
+          const [waiting] = await server.query<{ count: number }>(
+            `select count(*)::int as count from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and query like '%transfer_suggest_marks%'`,
+          );
+          return waiting!.count === 1;
+        },
+        10_000,
+        'the run to wait for the uncommitted suggestion',
+      );
+      await elsewhere.query('commit');
+      await blocker.query('rollback');
+      // The deletion freed both sides; the blocker's own transaction came after every write.
+      expect(await looking).toEqual({ examined: 3, suggested: 1 });
+      expect(await run(family)).toEqual({ examined: 0, suggested: 0 });
+    } finally {
+      await Promise.all([elsewhere.end(), blocker.end()]);
     }
   });
 
