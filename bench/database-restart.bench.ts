@@ -3,8 +3,10 @@
  * `npm start`'s entry on its own embedded PostgreSQL, one client reading the account list as fast
  * as answers come, and (1) kills an active backend (PostgreSQL's crash recovery), (2) kills the
  * postmaster (npm start starts it again). Prints, per fault, the time from the kill until PostgreSQL
- * accepts connections and until the first 200 of a request sent after it, and the answers meanwhile.
- * Prints a Markdown table; the dated results live in bench/README.md.
+ * accepts connections, until the last answer that was not a 200 and until the first 200 after that
+ * (the outage as a client sees it: PostgreSQL takes a moment to notice a kill, and requests answered
+ * meanwhile are served), and the answers meanwhile. Prints a Markdown table; the dated results
+ * live in bench/README.md.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,21 +22,29 @@ async function main(): Promise<void> {
       const service = await startServiceProcess({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_ADDRESS: '0' });
       const admin = await service.connect();
       let outageFrom = 0;
-      let outageUntil = 0;
+      let databaseBack = 0;
+      /** When the last answer other than 200 came, and the first 200 after it (or after the kill). */
+      let lastRefused = 0;
+      let servedAgain = 0;
       let unavailable = 0;
       let other = 0;
       let running = true;
       const reader = (async () => {
         while (running) {
-          const started = performance.now();
           const response = await fetch(`${service.baseUrl}/api/v1/accounts`, {
             headers: { 'x-api-key': service.key },
           }).catch(() => undefined);
           await response?.arrayBuffer();
+          const at = performance.now();
+          if (!outageFrom) continue;
           if (response?.status === 200) {
-            if (outageFrom && !outageUntil && started > outageFrom) outageUntil = performance.now();
-          } else if (response?.status === 503) unavailable++;
+            if (!servedAgain) servedAgain = at;
+            continue;
+          }
+          if (response?.status === 503) unavailable++;
           else other++;
+          lastRefused = at;
+          servedAgain = 0;
         }
       })();
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -52,22 +62,25 @@ async function main(): Promise<void> {
       process.kill(victim, 'SIGKILL');
       // When PostgreSQL itself accepts connections again: the service's own share is what follows.
       await (await service.connect()).end();
-      const databaseBack = performance.now();
-      while (!outageUntil && performance.now() - outageFrom < 120_000)
+      databaseBack = performance.now();
+      // Served again, and with no refusal for a second since then and since PostgreSQL came back.
+      const settled = () => servedAgain && performance.now() - Math.max(servedAgain, databaseBack) > 1000;
+      while (!settled() && performance.now() - outageFrom < 120_000)
         await new Promise((resolve) => setTimeout(resolve, 20));
       running = false;
       await reader;
+      const since = (at: number) => (at ? Math.round(at - outageFrom) : '-');
       rows.push(
-        `| ${fault} | ${run + 1} | ${Math.round(databaseBack - outageFrom)} | ${Math.round(outageUntil - outageFrom)} | ${unavailable} | ${other} | ${service.child.exitCode === null ? 'yes' : 'no'} |`,
+        `| ${fault} | ${run + 1} | ${since(databaseBack)} | ${since(lastRefused)} | ${since(servedAgain)} | ${unavailable} | ${other} | ${service.child.exitCode === null ? 'yes' : 'no'} |`,
       );
       await service.stop();
     }
   }
   console.log(JSON.stringify(machineInfo()));
   console.log(
-    '| killed | run | ms until PostgreSQL accepts | ms until the first 200 | 503 answers | other answers | service alive |',
+    '| killed | run | ms until PostgreSQL accepts | ms until the last refusal | ms until served again | 503 answers | other answers | service alive |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---|');
   for (const row of rows) console.log(row);
 }
 
