@@ -24,19 +24,22 @@ function sendsBody(ctx: Context): boolean {
 /**
  * The bytes of a JSON body, up to `limit` (inflated when sent compressed): not declared JSON ->
  * 415, too large -> 413, cut short -> 400, all in the error shape; undefined when the request is
- * not read as JSON (no body, or a method that takes none).
+ * not read as JSON (no body, an empty one, or a method that takes none).
  */
 export async function jsonBytes(ctx: Context, limit: number): Promise<Buffer | undefined> {
   // Otherwise the body would go unread and the request look as if it had none.
   if (sendsBody(ctx) && !ctx.is(JSON_TYPES)) throw new UnsupportedMediaType(ctx.get('content-type'));
   if (!READ_METHODS.has(ctx.method) || !ctx.is(JSON_TYPES)) return undefined;
+  let bytes: Buffer;
   try {
     // Without an encoding, raw-body hands the bytes over undecoded.
-    return (await coBody.text(ctx, { limit, encoding: false as never })) as Buffer;
+    bytes = (await coBody.text(ctx, { limit, encoding: false as never })) as Buffer;
   } catch (error) {
     if ((error as { status?: number }).status === 413) throw new PayloadTooLarge(limit);
     throw new MalformedBody(`Request body is not valid JSON: ${(error as Error).message}`);
   }
+  // Clients that declare JSON on every request send it with no body too: that is no body.
+  return bytes.byteLength ? bytes : undefined;
 }
 
 /** The refusal of a body that cannot be read (400) or breaks the contract (422). */

@@ -83,6 +83,7 @@ function concretePath(operation: { id: string; path: string }): string {
 
 const cases: [string, string, number, string][] = [
   ['malformed JSON', '{"oops": ', 400, 'bad_request'],
+  ['an empty body declared JSON', '', 422, 'validation_failed'],
   ['a JSON array instead of an object', '[]', 422, 'validation_failed'],
   ['a JSON string instead of an object', '"text"', 422, 'validation_failed'],
   ['JSON null', 'null', 422, 'validation_failed'],
@@ -338,6 +339,20 @@ describe('malformed requests', () => {
       '/query/page',
       '/query/per_page',
     ]);
+  });
+
+  it('reads an empty body declared JSON as no body: required where the contract wants one, ignored elsewhere', async () => {
+    const required = await server.api.call('createTag', { key: household.writeKey, body: '' });
+    expect(required.status).toBe(422);
+    expect(required.body.errors).toEqual([{ message: 'request body is required', path: '/body' }]);
+    // Clients that send Content-Type: application/json on every request, a DELETE included.
+    const tag = await server.api.call('createTag', { key: household.writeKey, body: { tag: { name: 'Empty body' } } });
+    const deleted = await server.api.call('deleteTag', {
+      key: household.writeKey,
+      params: { id: tag.body.data.id },
+      body: '',
+    });
+    expect(deleted.status).toBe(200);
   });
 
   it('takes an undecodable search text literally', async () => {
