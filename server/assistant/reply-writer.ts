@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
 import type { AiProviderConfig } from '../config.ts';
+import { answerJson } from '../core/exact-json.ts';
 import { plannedPerCall, runStatement, type Queryable } from '../core/sql.ts';
 import { streamCompletion, type RequestedToolCall } from './completion-stream.ts';
 import { conversationMessages, type HistoryMessage } from './conversation.ts';
@@ -88,7 +89,7 @@ const STORED_TOOL_JSON_BYTES = 65_536;
 
 /** `value` as stored JSON, or a note of its size when it is too large to keep. */
 function storedJson(value: Record<string, unknown>, what: string): string {
-  const json = JSON.stringify(value);
+  const json = answerJson(value);
   const bytes = Buffer.byteLength(json);
   if (bytes <= STORED_TOOL_JSON_BYTES) return json;
   return JSON.stringify({
@@ -217,7 +218,7 @@ async function writeReply(deps: ReplyDependencies, chatId: string, reply: Pendin
           result = outcome.result;
         }
         // Every call the model made needs an answer, or the provider refuses the next request.
-        messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
+        messages.push({ role: 'tool', tool_call_id: call.id, content: answerJson(result) });
       }
       if (content && !content.endsWith('\n')) await onText('\n\n');
     }

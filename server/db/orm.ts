@@ -28,6 +28,7 @@ import { Migration20261204010000_account_write_lock } from './migrations/Migrati
 import { Migration20261204020000_search_text_given } from './migrations/Migration20261204020000_search_text_given.ts';
 import { Migration20261205000000_stale_mark_lock } from './migrations/Migration20261205000000_stale_mark_lock.ts';
 import { Migration20261205010000_import_files } from './migrations/Migration20261205010000_import_files.ts';
+import { Migration20261206000000_idempotent_answer_text } from './migrations/Migration20261206000000_idempotent_answer_text.ts';
 import { installJobQueue } from '../core/job-queue.ts';
 import { SESSION_OPTIONS } from './session-options.ts';
 
@@ -70,6 +71,10 @@ const migrations = [
   { name: 'Migration20261204020000_search_text_given', class: Migration20261204020000_search_text_given },
   { name: 'Migration20261205000000_stale_mark_lock', class: Migration20261205000000_stale_mark_lock },
   { name: 'Migration20261205010000_import_files', class: Migration20261205010000_import_files },
+  {
+    name: 'Migration20261206000000_idempotent_answer_text',
+    class: Migration20261206000000_idempotent_answer_text,
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { operations } from '../core/api-types.generated.ts';
+import type { JsonInteger } from '../core/exact-json.ts';
 import type { SqlTarget } from '../core/sql.ts';
 import type { Principal } from './principal.ts';
 import type { StoredText } from '../core/stored-text.ts';
@@ -21,10 +22,22 @@ export type RequestBody<K extends OperationId> =
 type SuccessStatus = 200 | 201 | 202 | 204 | 302;
 type Responses<K extends OperationId> = Operation<K>['responses'];
 
+/**
+ * A body as a handler may build it: where the contract has a number, an ExactInteger may stand
+ * for an integer past 2^53, which the answer writes as its digits (core/exact-json.ts).
+ */
+type Answerable<T> = T extends number
+  ? JsonInteger
+  : T extends readonly (infer U)[]
+    ? Answerable<U>[]
+    : T extends object
+      ? { [P in keyof T]: Answerable<T[P]> }
+      : T;
+
 /** What a handler returns: one of the operation's documented success statuses, with its body type and any headers. */
 export type HandlerResult<K extends OperationId> = {
   [S in keyof Responses<K> & SuccessStatus]: (Responses<K>[S] extends { content: { 'application/json': infer B } }
-    ? { status: S; body: B }
+    ? { status: S; body: Answerable<B> }
     : { status: S; body?: undefined }) & { headers?: Record<string, string | string[]> };
 }[keyof Responses<K> & SuccessStatus];
 

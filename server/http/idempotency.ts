@@ -5,7 +5,7 @@ import { idempotencyKeys, requestFingerprint } from '../idempotency/idempotency-
 import { errorAnswer } from './error-answer.ts';
 import { HttpError } from './errors.ts';
 import type { Principal } from './principal.ts';
-import { setJsonBody } from './response-headers.ts';
+import { setJsonBody, setJsonText } from './response-headers.ts';
 
 /** The request header, as the contract names it (`components/parameters/IdempotencyKey.yaml`). */
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
@@ -58,7 +58,7 @@ export async function answerOnce(
   if (found.outcome === 'answered') {
     ctx.status = found.status;
     // Koa reads a null body as "no content": a 204 was kept without one.
-    if (found.body !== null) setJsonBody(ctx, found.body);
+    if (found.body !== null) setJsonText(ctx, found.body);
     ctx.set('Idempotency-Replayed', 'true');
     return;
   }
@@ -71,6 +71,7 @@ export async function answerOnce(
     ctx.set(refusal.headers);
     setJsonBody(ctx, refusal.body);
   }
-  if (kept(ctx.status)) await keys.finish(found.claim, ctx.status, ctx.body);
+  // The body is the answer's JSON text (setJsonBody), or none.
+  if (kept(ctx.status)) await keys.finish(found.claim, ctx.status, typeof ctx.body === 'string' ? ctx.body : null);
   else await keys.release(found.claim);
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { answerJson } from '../core/exact-json.ts';
 import { SERVICE_PATHS } from './api-index.ts';
 
 /** The API's paths: answers there hold a household's private data. */
@@ -26,10 +27,16 @@ export function setHeaders(ctx: Context, headers: Record<string, string>): void 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * A JSON answer's body: the media type set before the body, so that Koa does not look `json` up
- * in its table of media types for every answer (it serialises the value as it would anyway).
+ * A JSON answer's body, as its text: integers past 2^53 written as their digits
+ * (core/exact-json.ts), and the media type set before the body, so that Koa does not look `json`
+ * up in its table of media types for every answer.
  */
 export function setJsonBody(ctx: Context, body: unknown): void {
-  if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) ctx.res.setHeader('Content-Type', JSON_TYPE);
-  ctx.body = body;
+  setJsonText(ctx, answerJson(body));
+}
+
+/** A JSON answer's body from its text (an answer kept for an Idempotency-Key). */
+export function setJsonText(ctx: Context, text: string): void {
+  ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.body = text;
 }

@@ -16,8 +16,8 @@ export const ABANDONED_AFTER_MS = 10 * 60_000;
 export type Claim =
   /** The key is this request's: run it, then `finish` or `release` with `claim`. */
   | { outcome: 'claimed'; claim: string }
-  /** The same request answered before: its answer. */
-  | { outcome: 'answered'; status: number; body: unknown }
+  /** The same request answered before: its answer (the body as the JSON text sent, or null). */
+  | { outcome: 'answered'; status: number; body: string | null }
   /** The same request is running now. */
   | { outcome: 'running' }
   /** The key was used for another request. */
@@ -73,8 +73,8 @@ export function idempotencyKeys(run: Sql, clock: Clock, userId: string, key: str
         if (claimed.length) return { outcome: 'claimed', claim };
         // The conflicting row is committed (the insert waited for it), so this read sees it,
         // unless it was released or removed meanwhile: then claim again.
-        const [held] = await run<{ fingerprint: string; status: number | null; body: unknown }>(
-          `select fingerprint, status, body from idempotency_keys where user_id = ? and key = ?`,
+        const [held] = await run<{ fingerprint: string; status: number | null; body: string | null }>(
+          `select fingerprint, status, body::text as body from idempotency_keys where user_id = ? and key = ?`,
           [userId, key],
         );
         if (!held) continue;
@@ -85,11 +85,11 @@ export function idempotencyKeys(run: Sql, clock: Clock, userId: string, key: str
       throw new Error('an Idempotency-Key could not be claimed: its row kept going away');
     },
 
-    /** Keeps the answer of the request that holds `claim`. */
-    async finish(claim: string, status: number, body: unknown): Promise<void> {
+    /** Keeps the answer of the request that holds `claim`: its status and the JSON text of its body, if any. */
+    async finish(claim: string, status: number, body: string | null): Promise<void> {
       await run(`update idempotency_keys set status = ?, body = ?::json where user_id = ? and key = ? and claim = ?`, [
         status,
-        body === undefined ? null : JSON.stringify(body),
+        body,
         userId,
         key,
         claim,

@@ -1,6 +1,7 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { formatMoney, isNegative, toMinorUnits, trimDecimal } from '../core/money/money.ts';
+import { jsonInteger } from '../core/exact-json.ts';
+import { formatMoney, isNegative, magnitude, minorUnits, toMinorUnits, trimDecimal } from '../core/money/money.ts';
 
 /** A trade as read by the trade queries: entry, details, account and security. */
 export interface TradeRow {
@@ -29,7 +30,7 @@ export function tradeView(row: TradeRow) {
     id: row.id,
     date: row.date,
     amount: formatMoney(row.amount, row.currency),
-    amount_cents: Math.abs(toMinorUnits(row.amount, row.currency)),
+    amount_cents: jsonInteger(magnitude(minorUnits(row.amount, row.currency))),
     currency: row.currency,
     name: row.name,
     notes: row.notes,

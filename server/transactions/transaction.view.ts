@@ -1,6 +1,7 @@
 import type { AccountType } from '../accounts/account.entity.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
-import { formatMoney, minorDigits, toMinorUnits, trimDecimal } from '../core/money/money.ts';
+import { jsonInteger } from '../core/exact-json.ts';
+import { formatMoney, magnitude, minorDigits, minorUnits, trimDecimal } from '../core/money/money.ts';
 import { fromUnits, productUnits } from '../core/money/decimal-math.ts';
 import { classify } from '../core/money/signed-amount.ts';
 import { transactionTransferView, type TransferMemberRow } from '../transfers/transfer-membership.ts';
@@ -41,26 +42,26 @@ function accountAmount(row: TransactionRow) {
     if (row.exchange_rate === null) return null;
     amount = fromUnits(productUnits([row.amount, row.exchange_rate], minorDigits(row.account_currency)));
   }
-  const signedCents = toMinorUnits(amount, row.account_currency);
+  const cents = minorUnits(amount, row.account_currency);
   return {
     amount: formatMoney(amount, row.account_currency),
-    amount_cents: Math.abs(signedCents),
-    signed_amount_cents: 0 - signedCents,
+    amount_cents: jsonInteger(magnitude(cents)),
+    signed_amount_cents: jsonInteger(-cents),
     currency: row.account_currency,
   };
 }
 
 /** The API's transaction object. */
 export function transactionView(row: TransactionRow) {
-  const signedCents = toMinorUnits(row.amount, row.currency);
+  const cents = minorUnits(row.amount, row.currency);
   return {
     id: row.id,
     date: row.date,
     // The stored sign, as the reference renders it: clients read the direction from it (api-decisions.md#response-fields).
     amount: formatMoney(row.amount, row.currency),
-    amount_cents: Math.abs(signedCents),
-    // From the household's side (income positive), unlike the stored sign; `0 -` avoids -0.
-    signed_amount_cents: 0 - signedCents,
+    amount_cents: jsonInteger(magnitude(cents)),
+    // From the household's side (income positive), unlike the stored sign.
+    signed_amount_cents: jsonInteger(-cents),
     currency: row.currency,
     exchange_rate: row.exchange_rate === null ? null : trimDecimal(row.exchange_rate),
     account_amount: accountAmount(row),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWithTwoHouseholds, type TestHousehold } from '../support/households.ts';
 import type { TestServer } from '../support/test-server.ts';
+import { createTransaction } from '../support/transactions-fixtures.ts';
 
 // Issue 9, items 10, 14 and 18: numbers read exactly, one currency rule, trades as the reference reads them.
 let server: TestServer;
@@ -106,5 +107,58 @@ describe('trades as clients of the reference service read them (item 18)', () =>
     await updateTrade(sold.body.data.id, { name: 'Rebalancing' });
     const kept = await updateTrade(sold.body.data.id, { qty: 2, price: 11 });
     expect(kept.body.data).toMatchObject({ qty: '-2', name: 'Rebalancing', amount: '-$22.00' });
+  });
+});
+
+describe('minor units past 2^53 are written as their digits', () => {
+  const open = async (name: string, currency: string) =>
+    (
+      await server.api.call('createAccount', {
+        key: household.writeKey,
+        body: { account: { name, account_type: 'depository', balance: 0, currency } },
+      })
+    ).body.data.id as string;
+
+  it('an amount in thousandths at the amount bound, its display and an Idempotency-Key replay', async () => {
+    const account_id = await open('Dinar', 'KWD');
+    const send = () =>
+      server.api.call('createTransaction', {
+        key: household.writeKey,
+        headers: { 'Idempotency-Key': 'kwd-at-the-bound' },
+        body: { transaction: { account_id, date: '2024-05-01', amount: '9999999999999.999', name: 'Bound' } },
+      });
+    const created = await send();
+    expect(created.status).toBe(201);
+    // JSON.parse reads 9999999999999999 as 10000000000000000: the text must hold the figure.
+    expect(created.text).toContain('"amount_cents":9999999999999999,');
+    expect(created.text).toContain('"signed_amount_cents":-9999999999999999,');
+    expect(created.body.data.amount).toBe('KWD\u00a09,999,999,999,999.999');
+    const replayed = await send();
+    expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+    expect(replayed.text).toBe(created.text);
+    const shown = await server.api.call('getTransaction', {
+      key: household.readKey,
+      params: { id: created.body.data.id },
+    });
+    expect(shown.text).toContain('"amount_cents":9999999999999999,');
+  });
+
+  it('a balance and the net worth beyond 2^53 cents', async () => {
+    const account_id = await open('Vault', 'USD');
+    // Income: 9 x 999999999999999 cents + 999999999999998 = 9999999999999989, odd, so no double holds it.
+    for (const amount of [...Array(9).fill('-9999999999999.99'), '-9999999999999.98']) {
+      await createTransaction(server, household.writeKey, { account_id, date: '2024-05-02', amount, name: 'In' });
+    }
+    await server.drainJobs();
+    const account = await server.api.call('getAccount', { key: household.readKey, params: { id: account_id } });
+    expect(account.body.data.balance).toBe('$99,999,999,999,999.89');
+    expect(account.text).toContain('"balance_cents":9999999999999989,');
+    const sheet = await server.api.call('getBalanceSheet', { key: household.readKey });
+    expect(sheet.status).toBe(200);
+    expect(sheet.text).toContain('"total_cents":9999999999999989,');
+    // No liabilities: the net worth is the sum of the groups' totals, digit for digit.
+    const figures = (name: string) =>
+      [...sheet.text.matchAll(new RegExp(`"${name}":(-?\\d+)`, 'g'))].map((match) => BigInt(match[1]!));
+    expect(figures('net_worth_cents')).toEqual([figures('total_cents').reduce((sum, cents) => sum + cents)]);
   });
 });

@@ -120,6 +120,8 @@ export const contractOperations = operations.map(({ id, method, path }) => ({ id
 export interface ApiResponse<Body = any> {
   status: number;
   body: Body;
+  /** The body as sent: JSON.parse reads an integer past 2^53 as a neighbour, the text has its digits. */
+  text: string;
   headers: Headers;
   operationId: string;
 }
@@ -190,6 +192,6 @@ export class ContractClient {
     const body = text && !(response.status >= 300 && response.status < 400) ? JSON.parse(text) : undefined;
     checkResponse(operation.id as OperationId, response.status, body);
     checkHeaders(operation, response.status, response.headers);
-    return { status: response.status, body, headers: response.headers, operationId: operation.id };
+    return { status: response.status, body, text, headers: response.headers, operationId: operation.id };
   }
 }

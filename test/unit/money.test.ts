@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { answerJson, ExactInteger } from '../../server/core/exact-json.ts';
 import { formatMoney, minorDigits, negate, toDecimal, toMinorUnits } from '../../server/core/money/money.ts';
 import { classify, signedAmount } from '../../server/core/money/signed-amount.ts';
 
@@ -32,6 +33,33 @@ describe('minor units and formatting', () => {
   ])('%s %s -> %i minor units, %s', (amount, currency, minor, formatted) => {
     expect(toMinorUnits(amount, currency)).toBe(minor);
     expect(formatMoney(amount, currency)).toBe(formatted);
+  });
+
+  it.each([
+    // The largest figure a double formats back to its digits, and the first that takes the decimal path.
+    ['9999999999999.9900', 'USD', '999999999999999', '$9,999,999,999,999.99'],
+    ['10000000000000.0000', 'USD', '1000000000000000', '$10,000,000,000,000.00'],
+    ['90071992547409.9100', 'USD', '9007199254740991', '$90,071,992,547,409.91'],
+    ['90071992547409.9300', 'USD', '9007199254740993', '$90,071,992,547,409.93'],
+    ['999999999999999.9900', 'USD', '99999999999999999', '$999,999,999,999,999.99'],
+    ['-9999999999999.9990', 'KWD', '-9999999999999999', '-KWD\u00a09,999,999,999,999.999'],
+  ])('%s %s -> %s minor units written exactly, %s', (amount, currency, digits, formatted) => {
+    expect(answerJson({ cents: toMinorUnits(amount, currency) })).toBe(`{"cents":${digits}}`);
+    expect(formatMoney(amount, currency)).toBe(formatted);
+  });
+
+  it('keeps a number up to 2^53 and an ExactInteger past it', () => {
+    expect(toMinorUnits('90071992547409.9100', 'USD')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(toMinorUnits('-90071992547409.9100', 'USD')).toBe(-Number.MAX_SAFE_INTEGER);
+    expect(toMinorUnits('90071992547409.9200', 'USD')).toEqual(new ExactInteger('9007199254740992'));
+  });
+
+  it('writes text that looks like the marker as the text it is', () => {
+    const text = { a: '\u0000int:5', b: '\\u0000int:5', c: 'int:5' };
+    expect(JSON.parse(answerJson(text))).toEqual(text);
+    expect(answerJson([text, toMinorUnits('90071992547409.9200', 'USD')])).toBe(
+      `[${JSON.stringify(text)},9007199254740992]`,
+    );
   });
 
   it('knows currencies without and with three decimals', () => {

@@ -1,9 +1,9 @@
 /**
  * The largest values the service accepts, chosen so that everything derived from them fits its
- * column and stays exact in minor units: money is `numeric(19,4)` (below 10^15) and its cents
- * must stay below 2^53 in JSON; quantities are `numeric(24,8)` (below 10^16). The contract states
- * the same numbers as `maximum`s; a position (held quantity x price) is bounded like an amount,
- * so the account sync can always store what a trade made possible.
+ * column: money is `numeric(19,4)` (below 10^15; its minor units may pass 2^53, and answers write
+ * them exactly, docs/money.md#minor-units); quantities are `numeric(24,8)` (below 10^16). The
+ * contract states the same numbers as `maximum`s; a position (held quantity x price) is bounded
+ * like an amount, so the account sync can always store what a trade made possible.
  *
  * Each bound is the shortest text of a double (`String(Number(b)) === b`): a JSON number arrives
  * as a double, and a JSON Schema validator compares that double with the contract's `maximum`, so

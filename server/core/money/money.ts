@@ -5,6 +5,7 @@ import currencyCodes from '../../../openapi/components/schemas/CurrencyCode.json
  * never as floats; minor units are integers.
  */
 
+import { jsonInteger, type JsonInteger } from '../exact-json.ts';
 import { decimalText, exactDecimal } from './exact-decimal.ts';
 import { minorDigits } from './minor-units.ts';
 
@@ -72,19 +73,43 @@ function scaledOf(decimal: string): bigint {
   return BigInt(toDecimal(decimal).replace('.', ''));
 }
 
-/** Signed integer minor units of a decimal amount, rounded half away from zero ("-12.345" USD -> -1235). */
-export function toMinorUnits(amount: string, currency: string): number {
+/** Signed minor units of a decimal amount, rounded half away from zero ("-12.345" USD -> -1235n). */
+export function minorUnits(amount: string, currency: string): bigint {
   const scaled = scaledOf(amount);
   const divisor = 10n ** BigInt(SCALE - minorDigits(currency));
   const magnitude = scaled < 0n ? -scaled : scaled;
   const rounded = (magnitude + divisor / 2n) / divisor;
-  return Number(scaled < 0n ? -rounded : rounded);
+  return scaled < 0n ? -rounded : rounded;
 }
+
+/**
+ * Signed integer minor units of a decimal amount, rounded half away from zero ("-12.345" USD ->
+ * -1235), for an answer: past 2^53 an ExactInteger, which answers write as its digits
+ * (docs/money.md#minor-units).
+ */
+export function toMinorUnits(amount: string, currency: string): JsonInteger {
+  return jsonInteger(minorUnits(amount, currency));
+}
+
+/** Below this many minor units, a double divided by 10^digits formats back to the same digits. */
+const FORMATS_AS_DOUBLE = 10n ** 15n;
 
 /** Display form in the currency: "$1,234.56", "-$20.00", "¥1,235". */
 export function formatMoney(amount: string, currency: string): string {
-  const minor = toMinorUnits(amount, currency);
-  return formatter(currency).format(minor / 10 ** minorDigits(currency));
+  const minor = minorUnits(amount, currency);
+  const digits = minorDigits(currency);
+  if (minor < FORMATS_AS_DOUBLE && minor > -FORMATS_AS_DOUBLE) {
+    return formatter(currency).format(Number(minor) / 10 ** digits);
+  }
+  // Beyond 15 digits a double is a neighbour: Intl formats a decimal string exactly (slower).
+  const text = (minor < 0n ? -minor : minor).toString();
+  const decimal = digits ? `${text.slice(0, -digits)}.${text.slice(-digits)}` : text;
+  return formatter(currency).format(`${minor < 0n ? '-' : ''}${decimal}` as `${number}`);
+}
+
+/** The absolute value of an integer. */
+export function magnitude(value: bigint): bigint {
+  return value < 0n ? -value : value;
 }
 
 /** The absolute value of a decimal string. */
