@@ -23,7 +23,7 @@ import { loadOpenApiDocument, type OpenApiDocument } from './http/openapi-docume
 import { frontDoor } from './http/front-door.ts';
 import { createAccessGate, type CredentialRow, type RateLimitConfig } from './http/access-gate.ts';
 import type { CredentialCache } from './http/credential-cache.ts';
-import type { UploadStore } from './imports/import-files.ts';
+import { discardImportFile, type UploadStore } from './imports/import-files.ts';
 import type { Queryable } from './core/sql.ts';
 
 export interface AppDependencies {
@@ -125,6 +125,8 @@ export async function createApp({
           module: new URL('./imports/import-files.ts', import.meta.url).href,
           options: { databaseUrl: orm.config.get('clientUrl'), niceness: config.workerNiceness } satisfies UploadStore,
         },
+        // Unless the import took it: a replayed Idempotency-Key or a refusal leaves no file behind.
+        discard: (db, stored) => discardImportFile(db, stored.id),
       },
     },
     clock,

@@ -56,11 +56,18 @@ export interface ApiRouterOptions {
    * contract on a worker thread (`body-thread.ts`), so the event loop keeps answering others, each
    * with the top-level string field that carries its bulk: the handler gets that field's UTF-8
    * bytes as `text`, or, for a large body whose `store` kept them, where (`stored`); the body holds
-   * their digest (`checkJsonRequest`).
+   * their digest (`checkJsonRequest`). `discard` removes a stored text once the request has
+   * answered, unless the handler kept it: a replayed `Idempotency-Key`, or a refusal after the
+   * store, must not leave it behind.
    */
-  offThread?: Partial<Record<OperationId, BulkText>>;
+  offThread?: Partial<Record<OperationId, OffThreadText>>;
   /** The time kept answers of an `Idempotency-Key` expire by (the system's by default); tests move it. */
   clock?: Clock;
+}
+
+/** An operation's bulk text, and how a stored one that no handler kept goes again. */
+export interface OffThreadText extends BulkText {
+  discard?: (db: SqlTarget, stored: StoredText) => Promise<void>;
 }
 
 /** "getTransaction" + "id" -> "Transaction"; "createChatMessage" + "chat_id" -> "Chat". */
@@ -189,16 +196,27 @@ export async function createApiRouter(options: ApiRouterOptions): Promise<RouteT
       return checked;
     };
     // Read, parsed and checked in one step, on the thread when the body is large.
-    const bulk = options.offThread?.[operationId];
+    const offThread = options.offThread?.[operationId];
+    // What the thread is sent (a function cannot be).
+    const bulk: BulkText | undefined = offThread && { field: offThread.field, store: offThread.store };
     const checkOffThread = async (ctx: Context, next: () => Promise<unknown>) => {
       const bytes = await jsonBytes(ctx, options.jsonBodyLimit);
       const checked =
         bytes && bodyThread && bytes.byteLength > OFF_THREAD_BYTES
           ? await bodyThread.check(operationId, requestParts(ctx), bytes, bulk)
           : checkJsonRequest(check, requestParts(ctx), bytes, bulk?.field);
-      ctx.state.checked = validated(checked);
+      const valid = validated(checked);
+      ctx.state.checked = valid;
       if ('body' in checked) ctx.request.body = checked.body;
-      return next();
+      const stored = valid.stored;
+      if (!stored || !offThread?.discard) return next();
+      try {
+        return await next();
+      } finally {
+        await offThread.discard(db, stored).catch((error: unknown) => {
+          ctx.state.log.warn({ err: error }, 'a stored upload could not be discarded; the hourly sweep will');
+        });
+      }
     };
     const bodySteps = bulk ? [checkOffThread] : operation.requestBody ? [parseBody] : [];
 

@@ -49,7 +49,7 @@ export async function storeUpload(content: Uint8Array, store: UploadStore): Prom
   }
 }
 
-/** Removes a stored file no import took (its request failed after the upload was stored). */
+/** Removes a stored file no import took (its request was refused or replayed after the upload was stored). */
 export async function discardImportFile(target: SqlTarget, id: string): Promise<void> {
   await sql(
     target,
@@ -63,8 +63,8 @@ export const UNTAKEN_FILE_SECONDS = 3600;
 
 /**
  * Removes files that no import took within UNTAKEN_FILE_SECONDS (the database's clock): an upload
- * whose request then failed in a way that could not discard it (the process died), or whose
- * `Idempotency-Key` was answered from the earlier request. Returns how many went.
+ * whose request could not discard it (the process died, the database went away). Returns how many
+ * went.
  */
 export async function sweepImportFiles(target: SqlTarget): Promise<number> {
   const swept = await sql(

@@ -19,7 +19,7 @@ import {
   startReverting,
   startStaging,
 } from './import-lifecycle.ts';
-import { discardImportFile, insertImportFile, type StoredFile } from './import-files.ts';
+import { insertImportFile, type StoredFile } from './import-files.ts';
 import { lockFamilyImports, passTurn } from './import-turns.ts';
 import { findImport, type ImportRecord } from './import.queries.ts';
 
@@ -58,7 +58,8 @@ async function accountOf(tx: EntityManager, familyId: string, accountId: string)
 /**
  * Creates an import and queues the reading of its CSV (`staging`) in the family's turn, in one
  * transaction; `publish: "true"` has it published once read, when its rows allow. A file stored
- * ahead (`StoredFile`) that ends up in no import is removed again.
+ * ahead (`StoredFile`) that ends up in no import is removed by the router once the request has
+ * answered (app.ts, `offThread.discard`).
  */
 export async function createImport(
   em: EntityManager,
@@ -71,24 +72,19 @@ export async function createImport(
   const type = input.type ?? 'TransactionImport';
   const configuration = configurationOf(input);
   const id = randomUUID();
-  try {
-    checkContentSize(stored ? stored.bytes : (content as Uint8Array).byteLength);
-    await writeUnit(em, async (tx) => {
-      if (input.account_id) await accountOf(tx, familyId, input.account_id);
-      const fileId = stored?.id ?? (await insertImportFile(tx, content as Uint8Array));
-      await sql(
-        tx,
-        `insert into imports (id, family_id, type, account_id, configuration, file_id, status, publish_when_read)
-         values (?, ?, ?, ?, ?, ?, 'staging', ?)`,
-        [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), fileId, input.publish === 'true'],
-      );
-      await lockFamilyImports(tx, familyId);
-      await startStaging(tx, familyId, id, settings);
-    });
-  } catch (error) {
-    if (stored) await discardImportFile(em, stored.id).catch(() => undefined);
-    throw error;
-  }
+  checkContentSize(stored ? stored.bytes : (content as Uint8Array).byteLength);
+  await writeUnit(em, async (tx) => {
+    if (input.account_id) await accountOf(tx, familyId, input.account_id);
+    const fileId = stored?.id ?? (await insertImportFile(tx, content as Uint8Array));
+    await sql(
+      tx,
+      `insert into imports (id, family_id, type, account_id, configuration, file_id, status, publish_when_read)
+       values (?, ?, ?, ?, ?, ?, 'staging', ?)`,
+      [id, familyId, type, input.account_id ?? null, JSON.stringify(configuration), fileId, input.publish === 'true'],
+    );
+    await lockFamilyImports(tx, familyId);
+    await startStaging(tx, familyId, id, settings);
+  });
   return id;
 }
 

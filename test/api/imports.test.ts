@@ -524,7 +524,7 @@ describe('limits and boundaries', () => {
     expect(accepted).toMatchObject({ status: 'pending', stats: { rows_count: 80_001, invalid_rows_count: 0 } });
   });
 
-  it('stores the CSV byte for byte, small or above 1 MiB, and tells two large files apart by Idempotency-Key', async () => {
+  it('stores the CSV byte for byte, small or above 1 MiB, tells two large files apart by Idempotency-Key, keeps no file a replay stored', async () => {
     const small = 'date,amount,notes\n2024-01-01,1.00,Müller € 😀\n';
     const large = small + '2024-01-02,2.00,Straße\n'.repeat(60_000);
     expect(Buffer.byteLength(large)).toBeGreaterThan(1024 * 1024);
@@ -560,11 +560,17 @@ describe('limits and boundaries', () => {
     });
 
     // The replay and the refused request each had their CSV stored before the key was looked up;
-    // no import took them, so the hourly expiry removes them once they are an hour old.
+    // no import took them, and they went as the requests answered.
     const untaken = () =>
       server.query<{ id: string }>(
         'select id from import_files f where not exists (select from imports where file_id = f.id) order by id',
       );
+    expect(await untaken()).toEqual([]);
+    // A process that died between storing and answering leaves its file: the hourly expiry removes
+    // it once it is an hour old.
+    await server.query(
+      `insert into import_files (id, content) values (gen_random_uuid(), 'a'), (gen_random_uuid(), 'b')`,
+    );
     const leftOver = await untaken();
     expect(leftOver).toHaveLength(2);
     const sweep = async () => {
