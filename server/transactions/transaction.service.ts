@@ -13,7 +13,7 @@ import { Tagging } from '../tags/tagging.entity.ts';
 import { queueAccountSync } from '../accounts/account-sync.ts';
 import { lockEntryAccount } from '../accounts/account-lock.ts';
 import { retryingConflicts, writeUnit } from '../core/write-unit.ts';
-import { sql } from '../core/sql.ts';
+import { sql, type SqlTarget } from '../core/sql.ts';
 import { uniqueViolation } from '../core/flush-unique.ts';
 import type { TransactionRecord } from './transaction.bulk-insert.ts';
 import { transactionCreateStatement } from './transaction.create-statement.ts';
@@ -75,26 +75,33 @@ function currencyRules(amount: string, currency: string, rate: unknown, accountC
   }
 }
 
-/** Loads the referenced category, merchant and tags, refusing any that is not the family's. */
-async function references(em: EntityManager, familyId: string, input: TransactionInput) {
+/** Reads the referenced category, merchant and tags, refusing any that is not the family's. */
+async function references(db: SqlTarget, familyId: string, input: TransactionInput) {
   const problems: ErrorDetail[] = [];
-  let category: Category | null | undefined;
-  let merchant: Merchant | null | undefined;
-  let tags: Tag[] | undefined;
+  const owned = async (table: 'categories' | 'merchants' | 'tags', ids: string[]) => {
+    const rows = await sql<{ id: string }>(db, `select id from ${table} where id = any(?::uuid[]) and family_id = ?`, [
+      ids,
+      familyId,
+    ]);
+    return new Set(rows.map((row) => row.id));
+  };
+  let categoryId: string | null = null;
   if (input.category_id) {
-    category = await em.findOne(Category, { id: input.category_id, family: familyId });
-    if (!category)
+    if ((await owned('categories', [input.category_id])).size) categoryId = input.category_id;
+    else
       problems.push({ path: `${BODY}/category_id`, message: 'category_id does not match a category of this family' });
-  } else if (input.category_id === null) category = null;
+  }
+  let merchantId: string | null = null;
   if (input.merchant_id) {
-    merchant = await em.findOne(Merchant, { id: input.merchant_id, family: familyId });
-    if (!merchant)
+    if ((await owned('merchants', [input.merchant_id])).size) merchantId = input.merchant_id;
+    else
       problems.push({ path: `${BODY}/merchant_id`, message: 'merchant_id does not match a merchant of this family' });
-  } else if (input.merchant_id === null) merchant = null;
+  }
+  let tagIds: string[] | undefined;
   if (input.tag_ids !== undefined) {
     const wanted = [...new Set(input.tag_ids)];
-    tags = wanted.length ? await em.find(Tag, { id: { $in: wanted }, family: familyId }) : [];
-    const found = new Set(tags.map((tag) => tag.id));
+    const found = wanted.length ? await owned('tags', wanted) : new Set<string>();
+    tagIds = wanted.filter((id) => found.has(id));
     const reported = new Set<string>();
     input.tag_ids.forEach((id, index) => {
       // Pointers name the position in the request; a repeated unknown id is reported once.
@@ -105,11 +112,10 @@ async function references(em: EntityManager, familyId: string, input: Transactio
     });
   }
   if (problems.length) throw new ValidationFailed(problems);
-  // Ids, not entities: the write runs on an EntityManager of its own (writeUnit).
   return {
-    categoryId: category?.id ?? null,
-    merchantId: merchant?.id ?? null,
-    tagIds: tags?.map((tag) => tag.id),
+    categoryId,
+    merchantId,
+    tagIds,
     categoryGiven: input.category_id !== undefined,
     merchantGiven: input.merchant_id !== undefined,
   };
@@ -119,12 +125,12 @@ async function references(em: EntityManager, familyId: string, input: Transactio
  * The references of a new transaction; an unknown account is a 404 before any 422 of them, as a
  * client fixes the account first.
  */
-async function referencesOfNew(em: EntityManager, familyId: string, input: TransactionInput) {
+async function referencesOfNew(db: SqlTarget, familyId: string, input: TransactionInput) {
   try {
-    return await references(em, familyId, input);
+    return await references(db, familyId, input);
   } catch (error) {
     if (error instanceof ValidationFailed) {
-      const [account] = await sql(em, 'select 1 from accounts where id = ? and family_id = ?', [
+      const [account] = await sql(db, 'select 1 from accounts where id = ? and family_id = ?', [
         input.account_id,
         familyId,
       ]);
@@ -141,13 +147,13 @@ const EXTERNAL_ID_INDEX = 'entries_account_source_external_id_unique';
 
 /** The family's transaction on the account that carries this source and external id, if any. */
 async function transactionWithExternalId(
-  em: EntityManager,
+  db: SqlTarget,
   familyId: string,
   accountId: string,
   key: { externalId: string; source: string },
 ): Promise<string | undefined> {
   const [row] = await sql<{ id: string }>(
-    em,
+    db,
     `select e.id from entries e join accounts a on a.id = e.account_id
      where e.account_id = ? and a.family_id = ? and e.source = ? and e.external_id = ?`,
     [accountId, familyId, key.source, key.externalId],
@@ -162,16 +168,16 @@ async function transactionWithExternalId(
  * between concurrent ones, and the losers read the winner's.
  */
 export async function createTransaction(
-  em: EntityManager,
+  db: SqlTarget,
   familyId: string,
   input: TransactionInput,
 ): Promise<{ id: string; created: boolean }> {
   checkInput(input);
   const key =
     input.external_id === undefined ? null : { externalId: input.external_id, source: input.source ?? DEFAULT_SOURCE };
-  const stored = key && (await transactionWithExternalId(em, familyId, input.account_id!, key));
+  const stored = key && (await transactionWithExternalId(db, familyId, input.account_id!, key));
   if (stored) return { id: stored, created: false };
-  const refs = await referencesOfNew(em, familyId, input);
+  const refs = await referencesOfNew(db, familyId, input);
   const record: TransactionRecord = {
     familyId,
     accountId: input.account_id!,
@@ -194,12 +200,12 @@ export async function createTransaction(
   let outcome: { account_currency: string; queued: number } | undefined;
   try {
     [outcome] = await retryingConflicts(() =>
-      sql<{ account_currency: string; queued: number }>(em, statement.text, statement.params),
+      sql<{ account_currency: string; queued: number }>(db, statement.text, statement.params),
     ).catch(balanceBoundAt({ path: `${BODY}/amount` }));
   } catch (error) {
     const winner =
       key && uniqueViolation(error)?.constraint === EXTERNAL_ID_INDEX
-        ? await transactionWithExternalId(em, familyId, record.accountId, key)
+        ? await transactionWithExternalId(db, familyId, record.accountId, key)
         : undefined;
     if (winner) return { id: winner, created: false };
     throw error;

@@ -29,9 +29,9 @@ export const transactionsHandlers: Handlers<TransactionOperations> = {
   async getTransaction({ db, principal, params }) {
     return { status: 200, body: { data: transactionView(await findTransaction(db, principal.familyId, params.id)) } };
   },
-  async createTransaction({ em, principal, body }) {
-    const { id, created } = await createTransaction(em, principal.familyId, body.transaction);
-    const data = transactionView(await findTransaction(em, principal.familyId, id));
+  async createTransaction({ db, principal, body }) {
+    const { id, created } = await createTransaction(db, principal.familyId, body.transaction);
+    const data = transactionView(await findTransaction(db, principal.familyId, id));
     return created ? { status: 201, body: { data } } : { status: 200, body: { data } };
   },
   async updateTransaction({ em, principal, params, body }) {
