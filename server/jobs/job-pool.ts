@@ -22,17 +22,35 @@ function withConnectionCode(error: unknown): unknown {
   return error;
 }
 
+/** What a job client is made with, beside pg's own settings. */
+export interface JobClientConfig extends pg.ClientConfig {
+  niceness?: number;
+  /** Told of every error the connection raises (a lost backend), whether a query runs or not. */
+  onLost?: (error: Error) => void;
+}
+
 /**
  * A client whose failed queries name a lost connection by its SQLSTATE, and whose backend is made
  * to yield the CPU (job-priority.ts) before the client is handed out: pg.Pool connects with a
  * callback, called here only once that is done, so no statement of the runner's overlaps it.
+ *
+ * It listens to its own `error` from the start. pg emits one whenever the backend goes, with or
+ * without a query running, and an emitter with no listener throws it: the pool listens only while
+ * a client is idle, and the pool's `connect` event (where a listener used to be added) comes after
+ * the niceness is set, which can take a second when the kernel refuses autogroup writes. A
+ * postmaster killed in that second took `npm start` down (a CI run of test/cli/database-restart).
  */
-class JobClient extends pg.Client {
+export class JobClient extends pg.Client {
   readonly #niceness: number;
+  #lost: Error | undefined;
 
-  constructor(config?: pg.ClientConfig & { niceness?: number }) {
+  constructor(config: JobClientConfig = {}) {
     super(config);
-    this.#niceness = config?.niceness ?? 0;
+    this.#niceness = config.niceness ?? 0;
+    this.on('error', (error: Error) => {
+      this.#lost ??= error;
+      config.onLost?.(error);
+    });
   }
 
   override connect(): Promise<pg.Client>;
@@ -40,6 +58,8 @@ class JobClient extends pg.Client {
   override connect(callback?: (error: Error | null, client?: pg.Client) => void): Promise<pg.Client> | void {
     const ready = super.connect().then(async () => {
       await lowerBackendPriority(this, this.#niceness).catch(() => false);
+      // Lost while its niceness was set: a failed connect, which the pool and the runner retry.
+      if (this.#lost) throw withConnectionCode(this.#lost);
       return this;
     });
     if (!callback) return ready;
@@ -68,23 +88,24 @@ export function createJobPool(
   niceness: number,
   logger: Logger | undefined,
 ): pg.Pool {
-  // pg.Pool hands its options to each new client: JobClient reads `niceness` there.
-  const options: pg.PoolConfig & { niceness: number } = {
-    connectionString: withSessionOptions(connectionString),
-    max,
-    Client: JobClient,
-    niceness,
-    // A replaced runner's pool is left to empty by itself; it must not keep the process alive.
-    idleTimeoutMillis: 10_000,
-    allowExitOnIdle: true,
-  };
-  const pool = new pg.Pool(options);
   // A pool being ended (the shutdown of npm start) lets go of its clients before their backends
   // have read the goodbye, and the database stopping next may end them first: nothing is lost.
   const lost = (error: Error) => {
     if (!pool.ending) logger?.warn({ err: error }, 'job connection lost');
   };
-  pool.on('error', lost);
-  pool.on('connect', (client) => client.on('error', lost));
+  // pg.Pool hands its options to each new client: JobClient reads `niceness` and `onLost` there.
+  const options: pg.PoolConfig & JobClientConfig = {
+    connectionString: withSessionOptions(connectionString),
+    max,
+    Client: JobClient,
+    niceness,
+    onLost: lost,
+    // A replaced runner's pool is left to empty by itself; it must not keep the process alive.
+    idleTimeoutMillis: 10_000,
+    allowExitOnIdle: true,
+  };
+  const pool = new pg.Pool(options);
+  // The pool re-emits an idle client's error; the client has told `lost` already.
+  pool.on('error', () => undefined);
   return pool;
 }
