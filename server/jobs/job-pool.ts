@@ -105,7 +105,10 @@ export function createJobPool(
     allowExitOnIdle: true,
   };
   const pool = new pg.Pool(options);
-  // The pool re-emits an idle client's error; the client has told `lost` already.
+  // The pool re-emits an idle client's error; the client has told `lost` already. graphile-worker
+  // adds handlers of its own, logging every loss at error level (a shutdown too), to a pool with
+  // no `error` or no `connect` listener: the clients listen for themselves, so both are no-ops.
   pool.on('error', () => undefined);
+  pool.on('connect', () => undefined);
   return pool;
 }
