@@ -27,10 +27,6 @@ export class ExactInteger {
     written++;
     return MARK + this.digits;
   }
-
-  toString(): string {
-    return this.digits;
-  }
 }
 
 /** An integer as an answer holds it: a number while that is exact, an ExactInteger beyond. */

@@ -77,8 +77,7 @@ function scaledOf(decimal: string): bigint {
 export function minorUnits(amount: string, currency: string): bigint {
   const scaled = scaledOf(amount);
   const divisor = 10n ** BigInt(SCALE - minorDigits(currency));
-  const magnitude = scaled < 0n ? -scaled : scaled;
-  const rounded = (magnitude + divisor / 2n) / divisor;
+  const rounded = (magnitude(scaled) + divisor / 2n) / divisor;
   return scaled < 0n ? -rounded : rounded;
 }
 
@@ -102,7 +101,7 @@ export function formatMoney(amount: string, currency: string): string {
     return formatter(currency).format(Number(minor) / 10 ** digits);
   }
   // Beyond 15 digits a double is a neighbour: Intl formats a decimal string exactly (slower).
-  const text = (minor < 0n ? -minor : minor).toString();
+  const text = magnitude(minor).toString();
   const decimal = digits ? `${text.slice(0, -digits)}.${text.slice(-digits)}` : text;
   return formatter(currency).format(`${minor < 0n ? '-' : ''}${decimal}` as `${number}`);
 }
