@@ -30,18 +30,21 @@ export function counterUpsert(valuesSql: string): string {
 /**
  * Counts one point on each counter, each in a window of its own length, in one statement. Run
  * inside the caller's transaction, a refused or failed write takes its count back with it, and
- * concurrent requests queue on the counter rows (taken in key order, so two statements sharing
- * counters never wait for each other crosswise), so a limit holds exactly.
+ * concurrent requests queue on the counter rows. Every statement that changes several counters
+ * takes them in byte order of their keys (`collate "C"`, whatever the database's collation), so two
+ * statements sharing counters never wait for each other crosswise.
  */
 export function countOnePoint(
   run: Sql,
   counters: readonly { key: string; windowMs: number }[],
   now: number,
 ): Promise<WindowCounter[]> {
-  const ordered = [...counters].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return run<WindowCounter>(
-    counterUpsert('select key, 1, ?::bigint + window_ms from unnest(?::text[], ?::bigint[]) as c(key, window_ms)'),
-    [now, ordered.map((counter) => counter.key), ordered.map((counter) => counter.windowMs), now, now],
+    counterUpsert(
+      `select key, 1, ?::bigint + window_ms from unnest(?::text[], ?::bigint[]) as c(key, window_ms)
+       order by key collate "C"`,
+    ),
+    [now, counters.map((counter) => counter.key), counters.map((counter) => counter.windowMs), now, now],
   );
 }
 
@@ -68,10 +71,16 @@ export function refuseBeyond(
  * the right password or one refused by another limit.
  */
 export async function giveOnePointBack(run: Sql, counters: WindowCounter[]): Promise<void> {
+  // An update joined to the keys locks rows in whatever order its plan meets them (heap order
+  // for a small table), so the rows are locked in key order first, as countOnePoint takes them.
   await run(
     `update rate_limits r set points = r.points - 1
-     from unnest(?::text[], ?::bigint[]) as w(key, expire)
-     where r.key = w.key and r.expire = w.expire and r.points > 0`,
+     from (select l.key from rate_limits l
+           join unnest(?::text[], ?::bigint[]) as w(key, expire) on l.key = w.key and l.expire = w.expire
+           where l.points > 0
+           order by l.key collate "C"
+           for update of l) given
+     where r.key = given.key`,
     [counters.map((counter) => counter.key), counters.map((counter) => counter.expire)],
   );
 }

@@ -1,13 +1,15 @@
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
-import { pruneRateLimits } from '../../server/core/rate-limit.ts';
+import { countOnePoint, giveOnePointBack, pruneRateLimits, type WindowCounter } from '../../server/core/rate-limit.ts';
 import { sqlOn } from '../../server/core/sql.ts';
 import { createHttpServer } from '../../server/http/http-server.ts';
 import { ContractClient } from '../support/contract-client.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
+import { until } from '../support/worker-process.ts';
 import { BEHIND_A_PROXY, startTestServer, TEST_JSON_LIMIT, type TestServer } from '../support/test-server.ts';
 
 describe('rate limits with the default settings', () => {
@@ -133,4 +135,76 @@ describe('pruneRateLimits', () => {
     expect(await pruneRateLimits(sqlOn(server.em()))).toBe(1);
     expect(await server.query('select key from rate_limits')).toEqual([{ key: 'address:live' }]);
   });
+});
+
+describe('statements that change several counters', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.close());
+
+  // Another transaction holds the first counter and then takes the second, in key order. A
+  // statement that took the second counter first (as the give-back did, in heap order) would
+  // deadlock with it: PostgreSQL ends one of the two with 40P01, a 500 for a sign-in.
+  it.each([
+    ['gives points back', -1, (counters: WindowCounter[]) => giveOnePointBack(sqlOn(server.em()), counters)],
+    [
+      'counts points',
+      1,
+      (counters: WindowCounter[]) =>
+        countOnePoint(
+          sqlOn(server.em()),
+          counters.map(({ key }) => ({ key, windowMs: 60_000 })),
+          Date.now(),
+        ),
+    ],
+  ])(
+    '%s taking the counters in key order, whatever order it is given and the rows lie in',
+    async (what, step, change) => {
+      const [first, second] = [`${what}:a`, `${what}:b`];
+      // The second key's row first in the heap, and first in the list.
+      await server.query(`insert into rate_limits (key, points, expire) values ($1, 5, $3), ($2, 5, $3)`, [
+        second,
+        first,
+        Date.now() + 60_000,
+      ]);
+      const counters = await server.query<WindowCounter>(
+        `select key, points, expire::text as expire from rate_limits where key = any($1) order by key desc`,
+        [[first, second]],
+      );
+      const holder = new pg.Client({ connectionString: server.databaseUrl });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query('select 1 from rate_limits where key = $1 for update', [first]);
+        const changed = change(counters);
+        changed.catch(() => {});
+        await until(
+          async () => {
+            const [row] = await server.query<{ n: number }>(
+              `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock' and query like '%rate_limits%'`,
+            );
+            return row!.n > 0;
+          },
+          10_000,
+          'the statement to wait for the held counter',
+        );
+        await holder.query('update rate_limits set points = points + 10 where key = $1', [second]);
+        await holder.query('commit');
+        await changed;
+      } finally {
+        await holder.end();
+      }
+      const after = await server.query<{ key: string; points: number }>(
+        'select key, points from rate_limits where key = any($1) order by key',
+        [[first, second]],
+      );
+      expect(after).toEqual([
+        { key: first, points: 5 + step },
+        { key: second, points: 15 + step },
+      ]);
+    },
+  );
 });
