@@ -19,7 +19,6 @@ import './query-counter.ts';
 import { serveChild } from './serve-child.ts';
 
 const poolSize = Number(process.env.DB_POOL_SIZE ?? 10);
-const orm = await MikroORM.init(ormOptions(process.env.DATABASE_URL!, poolSize));
 // The production defaults, except for rate limits: still checked on every request (their cost is
 // part of the service), but high enough that a benchmark run never trips them (the defaults allow
 // 10,000 requests per credential per hour). RATE_LIMIT_* in the environment override this, and
@@ -30,11 +29,20 @@ const config = loadConfig({
   RATE_LIMIT_PER_CREDENTIAL: process.env.RATE_LIMIT_PER_CREDENTIAL ?? '1000000000',
   ...Object.fromEntries(signIn),
 });
+const orm = await MikroORM.init(
+  ormOptions(process.env.DATABASE_URL!, poolSize, config.dbAcquireTimeoutMs, config.dbLockTimeoutMs),
+);
 const logger = createLogger('warn');
 // As in production (server/main.ts): credentials kept while the process listens for their changes.
 const credentials = new CredentialCache<CredentialRow>(process.env.DATABASE_URL!, logger);
 await credentials.start();
-const statements = openStatementPool(process.env.DATABASE_URL!, poolSize, config.dbAcquireTimeoutMs, logger);
+const statements = openStatementPool(
+  process.env.DATABASE_URL!,
+  poolSize,
+  config.dbAcquireTimeoutMs,
+  logger,
+  config.dbLockTimeoutMs,
+);
 const app = await createApp({ config, orm, statements, logger, sealingKey: randomBytes(32), credentials });
 serveChild(app.callback(), async () => {
   await credentials.stop();

@@ -19,6 +19,12 @@ export interface Config {
   dbPoolSize: number;
   /** Longest wait of a request for a free pool connection before it is answered 503 (DB_ACQUIRE_TIMEOUT_MS, default 10000). */
   dbAcquireTimeoutMs: number;
+  /**
+   * Longest wait of a request's statement for a row or table another transaction holds (an import
+   * holds its account's for as long as it writes) before it is answered 503 (DB_LOCK_TIMEOUT_MS,
+   * default 5000; 0 = wait as long as it takes).
+   */
+  dbLockTimeoutMs: number;
   /** Largest JSON body accepted, in bytes (JSON_BODY_LIMIT, default 16 MiB; must exceed the 10 MiB CSV limit). */
   jsonBodyLimit: number;
   /** pino level (LOG_LEVEL, default info). */
@@ -301,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedPgPort: integer(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     dbAcquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 10_000, 1, 600_000),
+    dbLockTimeoutMs: integer(env, 'DB_LOCK_TIMEOUT_MS', 5_000, 0, 600_000),
     jsonBodyLimit,
     logLevel: env.LOG_LEVEL || 'info',
     demoData: boolean(env, 'DEMO_DATA', true),

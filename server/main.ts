@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const database = await resolveDatabase(config, logger);
-  const orm = await openOrm(database.url, config.dbPoolSize, config.dbAcquireTimeoutMs);
+  const orm = await openOrm(database.url, config.dbPoolSize, config.dbAcquireTimeoutMs, config.dbLockTimeoutMs);
   logger.info('database schema is up to date');
 
   const demo = config.demoData
@@ -44,7 +44,13 @@ async function main(): Promise<void> {
   const sealingKey = loadSealingKey({ envKey: config.mfaEncryptionKey, dataDir: config.dataDir });
   const credentials = new CredentialCache<CredentialRow>(database.url, logger.child({ component: 'credentials' }));
   await credentials.start();
-  const statements = openStatementPool(database.url, config.dbPoolSize, config.dbAcquireTimeoutMs, logger);
+  const statements = openStatementPool(
+    database.url,
+    config.dbPoolSize,
+    config.dbAcquireTimeoutMs,
+    logger,
+    config.dbLockTimeoutMs,
+  );
   const app = await createApp({ config, orm, statements, logger, sealingKey, credentials });
   const server: Server = await new Promise((resolve) => {
     const listening = createHttpServer(app.callback()).listen(config.port, config.host, () => resolve(listening));

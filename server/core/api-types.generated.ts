@@ -3033,7 +3033,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed), or 503 `service_unavailable` while the database cannot be reached (it is restarting or recovering, or every connection is busy): repeat the request after `Retry-After` seconds. */
+        /** @description Unexpected failure: 500 `internal_error` (no internal details are disclosed), or 503 when the request cannot be served for now and did nothing: `service_unavailable` while the database cannot be reached (it is restarting or recovering, or every connection is busy), `server_busy` while another change holds the records a write needs for longer than the server waits (5 seconds by default), such as an import writing into the account. Repeat the request after `Retry-After` seconds. */
         UnexpectedError: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

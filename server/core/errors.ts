@@ -121,8 +121,10 @@ export class RateLimited extends DomainError {
 
 /** Work that holds scarce resources (password hashes) found no free slot in time: not the caller's fault. */
 export class ServerBusy extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
-    const message = `The server is busy. Try again in ${retryAfterSeconds} seconds.`;
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `The server is busy. Try again in ${retryAfterSeconds} seconds.`,
+  ) {
     super('busy', 'server_busy', message);
   }
 }

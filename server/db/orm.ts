@@ -30,7 +30,7 @@ import { Migration20261205000000_stale_mark_lock } from './migrations/Migration2
 import { Migration20261205010000_import_files } from './migrations/Migration20261205010000_import_files.ts';
 import { Migration20261206000000_idempotent_answer_text } from './migrations/Migration20261206000000_idempotent_answer_text.ts';
 import { installJobQueue } from '../core/job-queue.ts';
-import { SESSION_OPTIONS } from './session-options.ts';
+import { requestSessionOptions } from './session-options.ts';
 
 export type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 
@@ -80,25 +80,37 @@ const migrations = [
 /**
  * ORM options for a database URL. A request waits at most `acquireTimeoutMs` for a free
  * connection; then it fails with knex's KnexTimeoutError, which the API answers 503 (http/error-answer.ts).
+ * Its statements wait at most `lockTimeoutMs` for a lock (requestSessionOptions; 0: no limit).
  */
-export function ormOptions(clientUrl: string, poolSize: number, acquireTimeoutMs = 10_000): Options {
+export function ormOptions(clientUrl: string, poolSize: number, acquireTimeoutMs = 10_000, lockTimeoutMs = 0): Options {
   return {
     clientUrl,
     entities,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolSize, acquireTimeoutMillis: acquireTimeoutMs },
-    driverOptions: { connection: { options: SESSION_OPTIONS } },
+    driverOptions: { connection: { options: requestSessionOptions(lockTimeoutMs) } },
     allowGlobalContext: false,
     discovery: { warnWhenNoEntities: true },
     debug: false,
   };
 }
 
-/** Connects the ORM and brings the schema up to date, the job queue's included. */
-export async function openOrm(clientUrl: string, poolSize: number, acquireTimeoutMs?: number): Promise<MikroORM> {
-  const orm = await MikroORM.init(ormOptions(clientUrl, poolSize, acquireTimeoutMs));
-  await orm.getMigrator().up();
+/**
+ * Brings the schema up to date, the job queue's included, and connects the ORM. With a lock timeout
+ * the migrations run on a connection of their own without it: a migration waits for the tables it
+ * changes however long another process holds them, rather than failing the start.
+ */
+export async function openOrm(
+  clientUrl: string,
+  poolSize: number,
+  acquireTimeoutMs?: number,
+  lockTimeoutMs = 0,
+): Promise<MikroORM> {
+  const migrating = await MikroORM.init(ormOptions(clientUrl, lockTimeoutMs ? 1 : poolSize, acquireTimeoutMs));
+  await migrating.getMigrator().up();
   await installJobQueue(clientUrl);
-  return orm;
+  if (!lockTimeoutMs) return migrating;
+  await migrating.close();
+  return MikroORM.init(ormOptions(clientUrl, poolSize, acquireTimeoutMs, lockTimeoutMs));
 }

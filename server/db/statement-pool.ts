@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { withSessionOptions } from './session-options.ts';
+import { requestSessionOptions, withSessionOptions } from './session-options.ts';
 
 /** Dates, timestamps and intervals (and their arrays) stay text, as the ORM's driver reads them. */
 const types = new pg.TypeOverrides();
@@ -17,12 +17,19 @@ for (const oid of [1182, 1115, 1185, 1187]) types.setTypeParser(oid, textArray);
  * two timers and a dozen promises per statement, and cost a read about a sixth of its CPU
  * (bench/README.md#api). Same session settings and result parsing as the ORM's connections; a
  * statement waits at most `acquireTimeoutMs` for a free connection and then fails as a connection
- * loss (an answer of 503, http/error-answer.ts). A connection lost while idle (a database restart)
- * is logged and replaced on next use.
+ * loss (an answer of 503, http/error-answer.ts), and at most `lockTimeoutMs` for a lock
+ * (requestSessionOptions). A connection lost while idle (a database restart) is logged and replaced
+ * on next use.
  */
-export function openStatementPool(clientUrl: string, size: number, acquireTimeoutMs: number, log: Logger): pg.Pool {
+export function openStatementPool(
+  clientUrl: string,
+  size: number,
+  acquireTimeoutMs: number,
+  log: Logger,
+  lockTimeoutMs = 0,
+): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: withSessionOptions(clientUrl),
+    connectionString: withSessionOptions(clientUrl, requestSessionOptions(lockTimeoutMs)),
     max: size,
     connectionTimeoutMillis: acquireTimeoutMs,
     types,

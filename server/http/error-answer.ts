@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import { DomainError } from '../core/errors.ts';
+import { DomainError, ServerBusy } from '../core/errors.ts';
 import { isConnectionLoss } from '../db/connection-loss.ts';
 import { errorResponse, HttpError, ServiceBusy } from './errors.ts';
 import { setJsonBody } from './response-headers.ts';
@@ -21,6 +21,18 @@ function isVanishedReference(error: unknown): boolean {
 /** A crash recovery of PostgreSQL takes about a second; a client waiting twice that mostly succeeds. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
+/**
+ * PostgreSQL's lock_not_available: a statement waited DB_LOCK_TIMEOUT_MS for a row or table another
+ * transaction holds (an import writing into the account, a deletion) and was cancelled, its
+ * transaction with it (db/session-options.ts).
+ */
+function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '55P03';
+}
+
+/** An import of 200,000 rows holds its account for about 20 seconds: a few tries cover most of it. */
+const LOCK_RETRY_AFTER_SECONDS = 5;
+
 /** What a failure answers: its status, extra headers and the documented body (a 500 is logged here). */
 export function errorAnswer(
   caught: unknown,
@@ -31,6 +43,12 @@ export function errorAnswer(
     // A passing state the client can wait out, not a fault of the service (docs/faults.md).
     log.warn({ err: error }, 'database out of reach: answered 503');
     error = new ServiceBusy(DATABASE_RETRY_AFTER_SECONDS);
+  } else if (isLockTimeout(error)) {
+    log.warn({ err: error }, 'a lock the request needs stayed held: answered 503');
+    error = new ServerBusy(
+      LOCK_RETRY_AFTER_SECONDS,
+      `Another change to the same records (such as an import into the account) is still running; nothing was written. Try again in ${LOCK_RETRY_AFTER_SECONDS} seconds.`,
+    );
   }
   if (error instanceof DomainError || error instanceof HttpError) return errorResponse(error);
   if (isDataException(error)) {

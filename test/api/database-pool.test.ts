@@ -4,13 +4,16 @@ import { createHousehold, type TestHousehold } from '../support/households.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { until } from '../support/worker-process.ts';
 
-/** The app with a pool of two connections, and a request waiting at most 1 s for one. */
+/**
+ * The app with a pool of two connections, and a request waiting at most 1 s for one; a statement
+ * waits for a lock as long as it takes (the imports below wait for one the test holds).
+ */
 let server: TestServer;
 let importer: TestHousehold;
 let reader: TestHousehold;
 
 beforeAll(async () => {
-  server = await startTestServer({}, { pool: { size: 2, acquireTimeoutMs: 1000 } });
+  server = await startTestServer({}, { pool: { size: 2, acquireTimeoutMs: 1000, lockTimeoutMs: 0 } });
   importer = await createHousehold(server);
   reader = await createHousehold(server);
 });

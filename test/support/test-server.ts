@@ -68,7 +68,7 @@ export interface TestServer {
 /** A database of its own (cloned from the migrated template) and the real app on a real port. */
 export async function startTestServer(
   overrides: Partial<AppConfig> = {},
-  options: { sealingKey?: Buffer; pool?: { size?: number; acquireTimeoutMs?: number } } = {},
+  options: { sealingKey?: Buffer; pool?: { size?: number; acquireTimeoutMs?: number; lockTimeoutMs?: number } } = {},
 ): Promise<TestServer> {
   const adminUrl = inject('adminDatabaseUrl');
   if (!adminUrl) throw new Error('no test database here: add this file to DATABASE_TESTS in vitest.config.ts');
@@ -77,9 +77,10 @@ export async function startTestServer(
   const url = databaseUrl(adminUrl, name);
   const poolSize = options.pool?.size ?? 5;
   const acquireTimeoutMs = options.pool?.acquireTimeoutMs ?? 10_000;
-  const orm = await MikroORM.init(ormOptions(url, poolSize, acquireTimeoutMs));
+  const lockTimeoutMs = options.pool?.lockTimeoutMs ?? loadConfig({}).dbLockTimeoutMs;
+  const orm = await MikroORM.init(ormOptions(url, poolSize, acquireTimeoutMs, lockTimeoutMs));
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const statements = openStatementPool(url, poolSize, acquireTimeoutMs, logger);
+  const statements = openStatementPool(url, poolSize, acquireTimeoutMs, logger, lockTimeoutMs);
   const sealingKey = options.sealingKey ?? randomBytes(32);
   let offset = 0;
   const time = {
