@@ -2,6 +2,7 @@ import { pagedRows, sql, type SqlTarget } from '../core/sql.ts';
 import { isoTimestamp } from '../db/timestamp.ts';
 import { NotFound } from '../core/errors.ts';
 import { paginationMeta, type PageRequest } from '../core/pagination.ts';
+import { JsonText } from '../core/exact-json.ts';
 
 export interface ChatRow {
   id: string;
@@ -13,8 +14,19 @@ export interface ChatRow {
   updated_at: Date | string;
 }
 
-/** A message as the detail statement builds it: already in the API's shape. */
-export interface MessageJson {
+/** A tool call as the message statement builds it: its arguments and result as their stored JSON text. */
+interface StoredToolCall {
+  id: string;
+  type: 'function';
+  provider_id: string;
+  function_name: string;
+  function_arguments: string;
+  function_result: string;
+  created_at: string;
+}
+
+/** A message as the message statement (MESSAGE_JSON) builds it: in the API's shape but for its tool calls. */
+export interface StoredMessage {
   id: string;
   chat_id: string;
   type: 'user_message' | 'assistant_message';
@@ -22,18 +34,27 @@ export interface MessageJson {
   content: string;
   model: string | null;
   status: 'pending' | 'complete' | 'failed';
-  tool_calls: {
-    id: string;
-    type: 'function';
-    provider_id: string;
-    function_name: string;
-    function_arguments: Record<string, unknown>;
-    function_result: Record<string, unknown>;
-    created_at: string;
-  }[];
+  tool_calls: StoredToolCall[];
   created_at: string;
   updated_at: string;
 }
+
+/**
+ * A message for an answer. A tool call's arguments and result go out as the text PostgreSQL keeps:
+ * parsed here, a figure past 2^53 in them would turn into a neighbour (core/exact-json.ts).
+ */
+export function messageAnswer(message: StoredMessage) {
+  return {
+    ...message,
+    tool_calls: message.tool_calls.map((call) => ({
+      ...call,
+      function_arguments: new JsonText(call.function_arguments),
+      function_result: new JsonText(call.function_result),
+    })),
+  };
+}
+
+export type MessageAnswer = ReturnType<typeof messageAnswer>;
 
 const SELECT = 'c.id, c.title, c.error, c.last_message_at, c.message_count, c.created_at, c.updated_at';
 
@@ -47,8 +68,8 @@ export const MESSAGE_JSON = `json_build_object(
   'content', m.content, 'model', m.model, 'status', m.status,
   'tool_calls', coalesce((
     select json_agg(json_build_object('id', t.id, 'type', 'function', 'provider_id', t.provider_id,
-      'function_name', t.function_name, 'function_arguments', t.function_arguments,
-      'function_result', t.function_result, 'created_at', ${jsonTime('t.created_at')}) order by t.seq)
+      'function_name', t.function_name, 'function_arguments', t.function_arguments::text,
+      'function_result', t.function_result::text, 'created_at', ${jsonTime('t.created_at')}) order by t.seq)
     from chat_tool_calls t where t.message_id = m.id), '[]'::json),
   'created_at', ${jsonTime('m.created_at')}, 'updated_at', ${jsonTime('m.updated_at')})`;
 
@@ -92,7 +113,7 @@ export async function findChatDetail(
   id: string,
   page: PageRequest = { page: 1, perPage: MESSAGES_PER_PAGE },
 ) {
-  const [row] = await sql<ChatRow & { messages: MessageJson[]; total: number }>(
+  const [row] = await sql<ChatRow & { messages: StoredMessage[]; total: number }>(
     db,
     `select ${SELECT},
        coalesce((select json_agg(${MESSAGE_JSON} order by m.seq)
@@ -102,5 +123,8 @@ export async function findChatDetail(
     [page.perPage, (page.page - 1) * page.perPage, id, userId],
   );
   if (!row) throw NotFound.entity('Chat');
-  return { data: { ...chatView(row), messages: row.messages }, meta: paginationMeta(page, row.total) };
+  return {
+    data: { ...chatView(row), messages: row.messages.map(messageAnswer) },
+    meta: paginationMeta(page, row.total),
+  };
 }

@@ -4,7 +4,7 @@ import { queueJob } from '../core/job-queue.ts';
 import { sql } from '../core/sql.ts';
 import { writeUnit } from '../core/write-unit.ts';
 import { NotFound, ValidationFailed } from '../core/errors.ts';
-import { MESSAGE_JSON, type MessageJson } from './chat.queries.ts';
+import { MESSAGE_JSON, messageAnswer, type MessageAnswer, type StoredMessage } from './chat.queries.ts';
 import { countMessage, type MessageLimit } from './message-limit.ts';
 
 /** A chat holds at most this many messages (the contract's `maxItems` of a chat's messages). */
@@ -54,8 +54,8 @@ async function addExchange(
   content: string,
   model: string | undefined,
   settings: ChatSettings,
-): Promise<MessageJson> {
-  const [message] = await sql<{ message: MessageJson }>(
+): Promise<MessageAnswer> {
+  const [message] = await sql<{ message: StoredMessage }>(
     tx,
     `with asked as (
        insert into chat_messages (id, chat_id, kind, content, model, status)
@@ -71,7 +71,7 @@ async function addExchange(
     [randomUUID(), chatId, content, model ?? null, randomUUID(), model ?? settings.defaultModel, chatId],
   );
   await queueReply(tx, chatId);
-  return message!.message;
+  return messageAnswer(message!.message);
 }
 
 export interface NewChat {
@@ -117,7 +117,7 @@ export function postMessage(
   chatId: string,
   input: { content: string; model?: string | undefined },
   settings: ChatSettings,
-): Promise<MessageJson> {
+): Promise<MessageAnswer> {
   return writeUnit(em, async (tx) => {
     const chat = await lockChat(tx, userId, chatId);
     if (chat.message_count + 2 > MESSAGES_PER_CHAT) {

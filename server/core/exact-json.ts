@@ -8,26 +8,31 @@ import { randomBytes } from 'node:crypto';
  */
 
 /**
- * What JSON.stringify writes for an ExactInteger: a string of a marker and the digits, which
- * `answerJson` then unquotes. The marker starts with U+0000, which no stored text holds (PostgreSQL
- * refuses it) and no request may send, and carries a nonce of this process, so text from a client
- * can never be taken for one.
+ * What JSON.stringify writes for a JsonText: a string of a marker and the text's place, which
+ * `answerJson` then replaces with the text. The marker starts with U+0000, which no stored text holds
+ * (PostgreSQL refuses it) and no request may send, and carries a nonce of this process, so text
+ * from a client can never be taken for one.
  */
-const MARK = `\u0000int:${randomBytes(6).toString('hex')}:`;
-const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll('\\', '\\\\')}(-?\\d+)"`, 'g');
+const MARK = `\u0000json:${randomBytes(6).toString('hex')}:`;
+const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll('\\', '\\\\')}(\\d+)"`, 'g');
 
-/** How many ExactIntegers the JSON.stringify under way wrote (it runs synchronously, so one at a time). */
-let written = 0;
+/** The texts of the JsonTexts the JSON.stringify under way wrote (it runs synchronously, so one at a time). */
+let written: string[] = [];
 
-/** An integer beyond Number.MAX_SAFE_INTEGER, kept as its digits. */
-export class ExactInteger {
-  constructor(readonly digits: string) {}
+/**
+ * JSON text an answer takes as it is: an integer's digits, or a stored document (a tool call's
+ * result, kept as jsonb, whose figures JSON.parse would round past 2^53). The text must be JSON.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
 
   toJSON(): string {
-    written++;
-    return MARK + this.digits;
+    return MARK + (written.push(this.text) - 1);
   }
 }
+
+/** An integer beyond Number.MAX_SAFE_INTEGER, kept as its digits. */
+export class ExactInteger extends JsonText {}
 
 /** An integer as an answer holds it: a number while that is exact, an ExactInteger beyond. */
 export type JsonInteger = number | ExactInteger;
@@ -38,9 +43,12 @@ export function jsonInteger(value: bigint): JsonInteger {
   return value <= SAFE && value >= -SAFE ? Number(value) : new ExactInteger(value.toString());
 }
 
-/** JSON text of `value`, with each ExactInteger written as its digits. */
+/** JSON text of `value`, with each JsonText (an ExactInteger's digits among them) written as it is. */
 export function answerJson(value: unknown): string {
-  written = 0;
+  written = [];
   const text = JSON.stringify(value);
-  return written ? text.replace(MARKED, '$1') : text;
+  if (!written.length) return text;
+  const texts = written;
+  written = [];
+  return text.replace(MARKED, (_, place: string) => texts[Number(place)]!);
 }

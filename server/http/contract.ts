@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { operations } from '../core/api-types.generated.ts';
-import type { JsonInteger } from '../core/exact-json.ts';
+import type { JsonInteger, JsonText } from '../core/exact-json.ts';
 import type { SqlTarget } from '../core/sql.ts';
 import type { Principal } from './principal.ts';
 import type { StoredText } from '../core/stored-text.ts';
@@ -24,14 +24,15 @@ type Responses<K extends OperationId> = Operation<K>['responses'];
 
 /**
  * A body as a handler may build it: where the contract has a number, an ExactInteger may stand
- * for an integer past 2^53, which the answer writes as its digits (core/exact-json.ts).
+ * for an integer past 2^53, which the answer writes as its digits; where it has an object of any
+ * members, a JsonText may stand for one already written (core/exact-json.ts).
  */
 type Answerable<T> = T extends number
   ? JsonInteger
   : T extends readonly (infer U)[]
     ? Answerable<U>[]
     : T extends object
-      ? { [P in keyof T]: Answerable<T[P]> }
+      ? { [P in keyof T]: Answerable<T[P]> } | (string extends keyof T ? JsonText : never)
       : T;
 
 /** What a handler returns: one of the operation's documented success statuses, with its body type and any headers. */

@@ -3,6 +3,7 @@ import { issueApiKey } from '../../server/api-keys/api-key.service.ts';
 import type { AiProviderConfig } from '../../server/config.ts';
 import { User } from '../../server/users/user.entity.ts';
 import { createHousehold, type TestHousehold } from '../support/households.ts';
+import { createTransaction } from '../support/transactions-fixtures.ts';
 import { startModelTestServer, type ModelTestServer } from '../support/model-test-server.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -280,6 +281,26 @@ describe('chats: messages a page at a time, as the reference shows them (issue 2
 });
 
 describe('chats: the assistant', () => {
+  it('shows a stored tool result digit for digit, a figure past 2^53 included', async () => {
+    const rich = await createHousehold(server, { aiEnabled: true });
+    const created = await server.api.call('createAccount', {
+      key: rich.writeKey,
+      body: { account: { name: 'Vault', account_type: 'depository', balance: 0 } },
+    });
+    // Income: 9 x 999999999999999 cents + 999999999999998 = 9999999999999989, odd, so no double holds it.
+    for (const amount of [...Array(9).fill('-9999999999999.99'), '-9999999999999.98']) {
+      const transaction = { account_id: created.body.data.id, date: '2024-05-02', amount, name: 'In' };
+      await createTransaction(server, rich.writeKey, transaction);
+    }
+    await server.drainJobs();
+    model.script({ toolCalls: [{ id: 'call_sheet', name: 'get_balance_sheet', arguments: {} }] }, { text: 'Plenty.' });
+    const chat = await createChat({ message: 'What am I worth?' }, rich.writeKey);
+    await server.drainJobs();
+    const shown = await getChat(chat.body.data.id, rich.readKey);
+    expect(shown.body.data.messages[1].tool_calls).toMatchObject([{ function_name: 'get_balance_sheet' }]);
+    expect(shown.text).toMatch(/"net_worth_cents": ?9999999999999989,/);
+  });
+
   it('keeps a tool call of 500 KB arguments as a note of their size, so the chat stays small', async () => {
     model.script(
       { toolCalls: [{ id: 'call_huge', name: 'get_transactions', arguments: { search: 'x'.repeat(500_000) } }] },
