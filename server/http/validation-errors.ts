@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { boundMessage, isBoundKeyword } from '../core/bound-message.ts';
-import { suggest } from '../../language-server/src/service/checks/suggestions.ts';
+import { suggest } from '../../common/spelling.ts';
 import { MAX_ERROR_ENTRIES } from '../core/errors.ts';
 import type { ResponseErrorDetail } from './errors.ts';
 

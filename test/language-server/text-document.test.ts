@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closest, editDistance } from '../../language-server/src/service/edit-distance.ts';
+import { closest, editDistance } from '../../common/spelling.ts';
 import { createLineIndex } from '../../language-server/src/service/reading/text-document.ts';
 import { nearest } from '../../language-server/src/service/schema/schema-index.ts';
 import { randomSource } from '../../server/demo/random-source.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { importCircles, importGraph } from './import-graph.ts';
 
 const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
-const graph = importGraph(REPOSITORY, ['server', 'language-server/src']);
+const graph = importGraph(REPOSITORY, ['common', 'server', 'language-server/src']);
 
 /** Every import from a file matching `from` into a file matching `into`, as `file -> target`. */
 function imports(from: (file: string) => boolean, into: (file: string) => boolean): string[] {
@@ -40,6 +40,15 @@ describe('the house drawn from its imports (ARCHITECTURE.md)', () => {
   it('keeps the language service free of the LSP server and the CLI', () => {
     const service = (file: string) => file.startsWith('language-server/src/service/');
     expect(imports(service, (target) => target.startsWith('language-server/src/') && !service(target))).toEqual([]);
+  });
+
+  it('keeps the two halves apart: the service and the language server share only common/', () => {
+    const service = (file: string) => file.startsWith('server/');
+    const language = (file: string) => file.startsWith('language-server/');
+    expect(imports(service, language)).toEqual([]);
+    expect(imports(language, service)).toEqual([]);
+    const common = (file: string) => file.startsWith('common/');
+    expect(imports(common, (target) => !common(target))).toEqual([]);
   });
 
   it('finds a circle and a wrong-way import when there is one', () => {

@@ -5,7 +5,8 @@ import { caseSensitivePart, type ModelInfo, type SchemaIndex } from '../schema/s
 import type { Check } from './check.ts';
 import { validateFields } from './entry-fields.ts';
 import { validatePermissions } from './entry-permissions.ts';
-import { hint, suggest } from './suggestions.ts';
+import { suggest } from '../../../../common/spelling.ts';
+import { hint } from './suggestions.ts';
 
 const codes = schemaCodes;
 

@@ -3,7 +3,8 @@ import type { BNode } from '../reading/blueprint-node.ts';
 import { findEntry, firstLine, isDeferred, keyName } from '../reading/node-queries.ts';
 import { isObject, nearest, type ModelInfo } from '../schema/schema-index.ts';
 import { describeType, fitsType } from '../schema/schema-types.ts';
-import { hint, suggest } from './suggestions.ts';
+import { suggest } from '../../../../common/spelling.ts';
+import { hint } from './suggestions.ts';
 
 const codes = schemaCodes;
 

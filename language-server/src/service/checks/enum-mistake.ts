@@ -1,4 +1,4 @@
-import { closest } from '../edit-distance.ts';
+import { closest } from '../../../../common/spelling.ts';
 import type { Range } from '../problem.ts';
 import type { BNode } from '../reading/blueprint-node.ts';
 

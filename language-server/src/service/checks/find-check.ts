@@ -4,7 +4,8 @@ import { isDeferred, NO_NODES } from '../reading/node-queries.ts';
 import type { ModelInfo, SchemaIndex } from '../schema/schema-index.ts';
 import type { Check } from './check.ts';
 import { otherModels, readOnlyFields } from './release-models.ts';
-import { hint, suggest } from './suggestions.ts';
+import { suggest } from '../../../../common/spelling.ts';
+import { hint } from './suggestions.ts';
 import { taggedNodes } from './tagged-nodes.ts';
 
 const codes = syntaxAndTagCodes;

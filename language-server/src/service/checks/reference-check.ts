@@ -4,7 +4,8 @@ import type { BMap, BNode, BScalar } from '../reading/blueprint-node.ts';
 import { findEntry, isDeferred, keyName, textOf } from '../reading/node-queries.ts';
 import { lineIndexOf, type LineIndex } from '../reading/text-document.ts';
 import type { Check } from './check.ts';
-import { hint, suggest } from './suggestions.ts';
+import { suggest } from '../../../../common/spelling.ts';
+import { hint } from './suggestions.ts';
 import { taggedNodes } from './tagged-nodes.ts';
 
 const codes = referenceCodes;

@@ -1,4 +1,4 @@
-import { closest } from '../edit-distance.ts';
+import { closest } from '../../../../common/spelling.ts';
 import { problem, syntaxAndTagCodes, withSuggestions, type Problem, type Range } from '../problem.ts';
 import type { BNode, BSeq } from '../reading/blueprint-node.ts';
 import { isDeferred, NO_NODES } from '../reading/node-queries.ts';

@@ -3,7 +3,8 @@ import type { BMap, BNode, BScalar } from '../reading/blueprint-node.ts';
 import { findEntry, isDeferred, keyName } from '../reading/node-queries.ts';
 import { isObject, type SchemaIndex } from '../schema/schema-index.ts';
 import type { Check } from './check.ts';
-import { hint, suggest } from './suggestions.ts';
+import { suggest } from '../../../../common/spelling.ts';
+import { hint } from './suggestions.ts';
 
 const codes = schemaCodes;
 

@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv';
-import { editDistance, lowercaseOf } from '../edit-distance.ts';
+import { editDistance, lowercaseOf } from '../../../../common/spelling.ts';
 import { compileFieldValidator, formatPlugin, type FieldValidator } from './field-validator.ts';
 import { resolvePointer } from './json-pointer.ts';
 

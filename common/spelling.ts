@@ -1,3 +1,8 @@
+/**
+ * Spelling, shared by the two halves of the repository: the language service's "did you mean" and
+ * the API's for an unknown member of a body. Plain functions; it imports nothing.
+ */
+
 /** Three rows of the distance table, reused by every call (grown as needed): no arrays per call. */
 let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
 
@@ -79,4 +84,9 @@ export function closest(
     }
   }
   return best;
+}
+
+/** The candidate nearest to a misspelt word, if one is near enough (of the first `count` only, when given). */
+export function suggest(word: string, candidates: readonly string[], count?: number): string | undefined {
+  return closest(word, candidates, Math.max(2, Math.floor(word.length / 4)), count);
 }
