@@ -6,7 +6,9 @@
  * `publish: "true"`) and the worker reads and writes them. The service (DB_POOL_SIZE 10) and the
  * worker (WORKER_CONCURRENCY 4, import settings at their defaults) run in processes of their own,
  * on a database of its own. The flood is measured for at most FLOOD_SECONDS (default 120): ten
- * imports of 200,000 rows take longer than that in turn, which is the point.
+ * imports of 200,000 rows take longer than that in turn, which is the point. Once an import has been
+ * written for 2 s, the flooding family also writes a transaction into the account it imports into:
+ * that write waits at most DB_LOCK_TIMEOUT_MS (5 s) for the import's lock, then is answered 503.
  * Writes bench/results/import-flood.json and prints a Markdown table. See bench/README.md.
  */
 import { randomUUID } from 'node:crypto';
@@ -53,6 +55,18 @@ interface Read {
   ms: number;
   /** The HTTP status, or 0 when the request failed without one (a connection reset). */
   status: number;
+}
+
+/** A transaction written into `accountId`: its status and how long it took. */
+async function write(baseUrl: string, key: string, accountId: string): Promise<{ status: number; ms: number }> {
+  const at = performance.now();
+  const response = await fetch(`${baseUrl}/api/v1/transactions`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ transaction: { account_id: accountId, date: '2026-11-01', amount: 1, name: 'By hand' } }),
+  });
+  await response.arrayBuffer();
+  return { status: response.status, ms: round(performance.now() - at) };
 }
 
 async function read(baseUrl: string, key: string, endpoint: Endpoint, at: number): Promise<Read> {
@@ -172,6 +186,8 @@ async function main() {
     // What the worker did when: an import being read (staging) or written (importing), or nothing.
     const phases: { at: number; phase: Phase }[] = [];
     const deadline = started + FLOOD_SECONDS * 1000;
+    let writingSince: number | undefined;
+    let byHand: Promise<{ status: number; ms: number }> | undefined;
     while (performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       const [running] = (
@@ -181,6 +197,10 @@ async function main() {
         )
       ).rows;
       phases.push({ at: performance.now(), phase: running?.status ?? 'idle' });
+      writingSince = running?.status === 'staging' ? (writingSince ?? performance.now()) : undefined;
+      if (!byHand && writingSince !== undefined && performance.now() - writingSince > 2000) {
+        byHand = write(baseUrl, flooderKey, accountId);
+      }
       progress = (
         await pool.query<{ status: string; n: number; imported: number }>(
           `select status, count(*)::int as n, sum(imported_count)::int as imported from imports
@@ -192,6 +212,7 @@ async function main() {
     }
     stopped = true;
     const during = await flood;
+    const writeBehind = await byHand;
     const floodMs = performance.now() - started;
     const floodLoad = os.loadavg()[0]!;
     log(`after ${round(floodMs / 1000)} s: ${progress.map((row) => `${row.n} ${row.status}`).join(', ')}`);
@@ -224,6 +245,8 @@ async function main() {
         imports: Object.fromEntries(progress.map((row) => [row.status, row.n])),
         rowsWritten: progress.reduce((sum, row) => sum + (row.imported ?? 0), 0),
       },
+      /** The flooding family's own write into the account an import was writing. */
+      writeBehindImport: writeBehind ?? null,
       readsNotOk: { count: refused.length, statuses: [...new Set(refused.map((sample) => sample.status))] },
       /** Both endpoints together, by what the flood was doing when the read was due. */
       latencyByPhaseMs: byPhase,
@@ -271,6 +294,7 @@ async function main() {
         // A transaction import writes as it reads: all of it is `staging`, and `importing` is empty.
         phaseRow('while an import was read and written (staging)', 'staging'),
         ...(byPhase.importing.n ? [phaseRow('while an import was written (importing)', 'importing')] : []),
+        `| a write into the account an import was writing | ${writeBehind ? `${writeBehind.status} after ${writeBehind.ms} ms` : 'not sent'} | 503 after DB_LOCK_TIMEOUT_MS (5 s) |`,
         `| reads not answered 200 during the flood | ${refused.length} of ${during.length} | 0 |`,
         `| the ${IMPORTS} POSTs all answered after, ms | ${result.posts.lastAnsweredMs} | |`,
         `| imports after ${result.flood.seconds} s | ${progress.map((row) => `${row.n} ${row.status}`).join(', ')} (${result.flood.rowsWritten} rows written) | |`,
