@@ -16,7 +16,11 @@ import { randomBytes } from 'node:crypto';
 const MARK = `\u0000json:${randomBytes(6).toString('hex')}:`;
 const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll('\\', '\\\\')}(\\d+)"`, 'g');
 
-/** The texts of the JsonTexts the JSON.stringify under way wrote (it runs synchronously, so one at a time). */
+/**
+ * The texts of the JsonTexts the JSON.stringify under way wrote (it runs synchronously, so one at a
+ * time). Each marker names its text's place, so texts left by a JSON.stringify that threw midway
+ * only move the places along.
+ */
 let written: string[] = [];
 
 /**
@@ -45,7 +49,6 @@ export function jsonInteger(value: bigint): JsonInteger {
 
 /** JSON text of `value`, with each JsonText (an ExactInteger's digits among them) written as it is. */
 export function answerJson(value: unknown): string {
-  written = [];
   const text = JSON.stringify(value);
   if (!written.length) return text;
   const texts = written;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerJson, ExactInteger } from '../../server/core/exact-json.ts';
+import { answerJson, ExactInteger, JsonText } from '../../server/core/exact-json.ts';
 import { formatMoney, minorDigits, negate, toDecimal, toMinorUnits } from '../../server/core/money/money.ts';
 import { classify, signedAmount } from '../../server/core/money/signed-amount.ts';
 
@@ -55,10 +55,23 @@ describe('minor units and formatting', () => {
   });
 
   it('writes text that looks like the marker as the text it is', () => {
-    const text = { a: '\u0000int:5', b: '\\u0000int:5', c: 'int:5' };
+    const text = { a: '\u0000json:5', b: '\\u0000json:5', c: 'json:5' };
     expect(JSON.parse(answerJson(text))).toEqual(text);
     expect(answerJson([text, toMinorUnits('90071992547409.9200', 'USD')])).toBe(
       `[${JSON.stringify(text)},9007199254740992]`,
+    );
+  });
+
+  it('writes stored JSON text as it is, also after a serialisation that threw midway', () => {
+    const stored = new JsonText('{"net_worth_cents": 9999999999999989, "b": [1.50]}');
+    const throwing = {
+      toJSON: () => {
+        throw new Error('no');
+      },
+    };
+    expect(() => answerJson([stored, throwing])).toThrow('no');
+    expect(answerJson({ result: stored, cents: toMinorUnits('90071992547409.9300', 'USD') })).toBe(
+      '{"result":{"net_worth_cents": 9999999999999989, "b": [1.50]},"cents":9007199254740993}',
     );
   });
 
