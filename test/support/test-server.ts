@@ -77,7 +77,8 @@ export async function startTestServer(
   const url = databaseUrl(adminUrl, name);
   const poolSize = options.pool?.size ?? 5;
   const acquireTimeoutMs = options.pool?.acquireTimeoutMs ?? 10_000;
-  const lockTimeoutMs = options.pool?.lockTimeoutMs ?? loadConfig({}).dbLockTimeoutMs;
+  const config = { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, ...overrides };
+  const lockTimeoutMs = options.pool?.lockTimeoutMs ?? config.dbLockTimeoutMs;
   const orm = await MikroORM.init(ormOptions(url, poolSize, acquireTimeoutMs, lockTimeoutMs));
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const statements = openStatementPool(url, poolSize, acquireTimeoutMs, logger, lockTimeoutMs);
@@ -88,7 +89,6 @@ export async function startTestServer(
     advance: (ms: number) => void (offset += ms),
     reset: () => void (offset = 0),
   };
-  const config = { ...loadConfig({}), jsonBodyLimit: TEST_JSON_LIMIT, ...overrides };
   const app = await createApp({
     config,
     orm,
